@@ -1,0 +1,21 @@
+"""App configuration: autodiscovers every installed app's ``mcp`` module, like the admin does."""
+
+from django.apps import AppConfig
+from django.utils.module_loading import autodiscover_modules
+
+
+class SimpleMcpConfig(AppConfig):
+    """django_mcp without autodiscovery; register primitives yourself."""
+
+    name = "django_mcp"
+    verbose_name = "MCP server"
+    default_auto_field = "django.db.models.BigAutoField"
+
+
+class McpConfig(SimpleMcpConfig):
+    """The default configuration: imports ``<app>.mcp`` for each installed app."""
+
+    default = True
+
+    def ready(self) -> None:
+        autodiscover_modules("mcp")

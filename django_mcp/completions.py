@@ -1,0 +1,23 @@
+"""Completion callables for prompt arguments and template variables (digest §4.4)."""
+
+import inspect
+from collections.abc import Awaitable, Callable, Iterable
+
+from channels.db import database_sync_to_async
+
+
+Completer = Callable[[str, dict[str, str]], Iterable[str] | Awaitable[Iterable[str]]] | Iterable[str]
+
+
+async def run_completer(completer: Completer, value: str, context: dict[str, str]) -> list[str]:
+    """
+    Suggestions from a completer: a callable ``(value, context) -> values`` (sync ones run in a
+    thread, they may query the database), or a fixed list filtered by prefix.
+    """
+    if not callable(completer):
+        return [str(v) for v in completer if str(v).startswith(value)]
+    if inspect.iscoroutinefunction(completer):
+        values = await completer(value, context)
+    else:
+        values = await database_sync_to_async(completer)(value, context)
+    return [str(v) for v in values]

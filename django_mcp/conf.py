@@ -1,0 +1,88 @@
+"""
+Settings for django_mcp, all under one ``DJANGO_MCP`` dict in the project's settings::
+
+    DJANGO_MCP = {
+        "SERVER_NAME": "library",
+        "MCP_PATH": "mcp",
+        "ALLOWED_ORIGINS": ["https://claude.ai"],
+    }
+
+Values are read lazily, fall back to :data:`DEFAULTS`, and are re-read when a test changes
+settings (``setting_changed``), in the manner of DRF's ``api_settings``.
+"""
+
+from typing import Any
+
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.utils.module_loading import import_string
+
+
+DEFAULTS: dict[str, Any] = {
+    # Identity reported in serverInfo.
+    "SERVER_NAME": "django-mcp",
+    "SERVER_TITLE": None,
+    "SERVER_VERSION": None,  # None: the installed django_mcp version
+    "INSTRUCTIONS": None,
+    # Where the Streamable HTTP endpoint lives (no leading or trailing slash).
+    "MCP_PATH": "mcp",
+    # Origins allowed besides the server's own; hosts come from Django's ALLOWED_HOSTS.
+    "ALLOWED_ORIGINS": [],
+    # Request bodies above this many bytes are refused with 413.
+    "MAX_REQUEST_BODY_SIZE": 4 * 1024 * 1024,
+    # Seconds between SSE keep-alive comments on long-lived streams.
+    "SSE_KEEPALIVE_SECONDS": 15.0,
+    # Page size of tools/list, resources/list, prompts/list.
+    "PAGE_SIZE": 100,
+    # 2026-07-28 caching directives on list results (digest §4.7).
+    "LIST_TTL_MS": 0,
+    # Legacy sessions untouched this long are expired.
+    "SESSION_IDLE_TIMEOUT_SECONDS": 24 * 3600,
+    # How long a multi-round-trip requestState stays valid.
+    "REQUEST_STATE_MAX_AGE_SECONDS": 600,
+    # How long the server waits for a legacy client's answer to its own request.
+    "CLIENT_REQUEST_TIMEOUT_SECONDS": 300.0,
+    # Pluggable pieces, as import strings.
+    "SESSION_STORE": "django_mcp.sessions.DatabaseSessionStore",
+    "SITE": "django_mcp.registry.site",
+}
+
+IMPORT_STRINGS = {"SESSION_STORE", "SITE"}
+
+
+class McpSettings:
+    """Lazy access to ``settings.DJANGO_MCP`` with defaults; import strings are resolved."""
+
+    def __init__(self, defaults: dict[str, Any] | None = None) -> None:
+        self.defaults = defaults or DEFAULTS
+        self._cached: dict[str, Any] = {}
+
+    @property
+    def user_settings(self) -> dict[str, Any]:
+        return getattr(settings, "DJANGO_MCP", {}) or {}
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in self.defaults:
+            raise AttributeError(f"Invalid django_mcp setting: {name!r}")
+        if name in self._cached:
+            return self._cached[name]
+        value = self.user_settings.get(name, self.defaults[name])
+        if name in IMPORT_STRINGS and isinstance(value, str):
+            value = import_string(value)
+        self._cached[name] = value
+        return value
+
+    def reload(self) -> None:
+        """Forget cached values so the next access reads settings again."""
+        self._cached.clear()
+
+
+mcp_settings = McpSettings()
+
+
+def _reload(*, setting: str, **kwargs: Any) -> None:
+    if setting in ("DJANGO_MCP", "ALLOWED_HOSTS"):
+        mcp_settings.reload()
+
+
+setting_changed.connect(_reload)

@@ -1,0 +1,80 @@
+"""The per-request context a transport hands to the dispatcher along with one parsed message."""
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .versions import Era
+
+
+SendMessage = Callable[[dict[str, Any]], Awaitable[None]]
+SendRequest = Callable[[str, dict[str, Any] | None], Awaitable[dict[str, Any]]]
+Listen = Callable[[dict[str, Any]], AsyncIterator[dict[str, Any]]]
+
+# RFC 5424 severities in increasing order, as MCP logging uses them (digest §4.5).
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+class LegacySession(Protocol):
+    """What the protocol layer needs from a legacy (initialize-based) session."""
+
+    id: str
+    protocol_version: str
+    client_capabilities: dict[str, Any]
+    client_info: dict[str, Any] | None
+    log_level: str | None
+
+    async def set_log_level(self, level: str) -> None: ...
+
+    async def subscribe(self, uri: str) -> None: ...
+
+    async def unsubscribe(self, uri: str) -> None: ...
+
+
+@dataclass(slots=True)
+class RequestContext:
+    """
+    Everything the dispatcher and the handlers know about one request.
+
+    ``send_message`` delivers request-scoped messages (progress, log notifications; in the legacy
+    era also server→client requests) on the request's own stream. ``send_request`` asks a legacy
+    client something and waits for the answer; it is None where the client cannot be asked
+    (the modern era uses multi-round-trip results instead, digest §4.12). ``listen`` yields change
+    notifications for ``subscriptions/listen``.
+    """
+
+    era: Era
+    protocol_version: str
+    client_capabilities: dict[str, Any] = field(default_factory=dict)
+    client_info: dict[str, Any] | None = None
+    user: Any = None
+    session: LegacySession | None = None
+    request_id: Any = None
+    method: str | None = None
+    progress_token: Any = None
+    log_level: str | None = None
+    send_message: SendMessage | None = None
+    send_request: SendRequest | None = None
+    listen: Listen | None = None
+    input_answers: dict[str, Any] = field(default_factory=dict)
+    transport: str = "http"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_modern(self) -> bool:
+        """True for a 2026-07-28 stateless request."""
+        return self.era is Era.MODERN
+
+    def wants_log(self, level: str) -> bool:
+        """
+        Whether a log message of ``level`` may be sent for this request: in the modern era only
+        when the request opted in with a level (digest §4.5), in the legacy era when the session's
+        level (if one was set) allows it.
+        """
+        threshold = self.log_level
+        if threshold is None:
+            return not self.is_modern
+        try:
+            return LOG_LEVELS.index(level) >= LOG_LEVELS.index(threshold)
+        except ValueError:
+            return False

@@ -1,0 +1,143 @@
+"""
+The dispatcher: one parsed message plus its context in, one response out.
+
+It gates methods by the request's protocol revision (``mcp_types.methods`` holds the per-revision
+method maps and schemas), validates params, calls the handler, shapes the result for the revision
+(legacy results carry no ``resultType``; modern ones always do, plus ``serverInfo`` in ``_meta``,
+digest §1 and §3.3) and turns exceptions into JSON-RPC errors.
+"""
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcp_types.methods import parse_client_request, serialize_server_result
+from pydantic import BaseModel, ValidationError
+
+from . import jsonrpc
+from .backend import Backend, StateCodec
+from .context import RequestContext
+from .errors import (
+    INVALID_PARAMS,
+    RESOURCE_NOT_FOUND_LEGACY,
+    InternalError,
+    McpError,
+    MethodNotFound,
+    InvalidParams,
+)
+from .handlers import completion, lifecycle, prompts, resources, subscriptions, tools
+from .versions import META_SERVER_INFO
+
+
+logger = logging.getLogger("django_mcp.protocol")
+
+Handler = Callable[["Dispatcher", Any, RequestContext], Awaitable[dict[str, Any]]]
+
+HANDLERS: dict[str, Handler] = {
+    "ping": lifecycle.ping,
+    "logging/setLevel": lifecycle.set_level,
+    "server/discover": lifecycle.discover,
+    "tools/list": tools.list_tools,
+    "tools/call": tools.call_tool,
+    "resources/list": resources.list_resources,
+    "resources/templates/list": resources.list_templates,
+    "resources/read": resources.read_resource,
+    "resources/subscribe": resources.subscribe,
+    "resources/unsubscribe": resources.unsubscribe,
+    "prompts/list": prompts.list_prompts,
+    "prompts/get": prompts.get_prompt,
+    "completion/complete": completion.complete,
+    "subscriptions/listen": subscriptions.listen,
+}
+
+# Which server capability each method needs (digest §4.0): without it the method is -32601.
+CAPABILITY_FOR_METHOD = {
+    "tools/list": "tools",
+    "tools/call": "tools",
+    "resources/list": "resources",
+    "resources/templates/list": "resources",
+    "resources/read": "resources",
+    "resources/subscribe": "resources",
+    "resources/unsubscribe": "resources",
+    "prompts/list": "prompts",
+    "prompts/get": "prompts",
+    "completion/complete": "completions",
+    "logging/setLevel": "logging",
+}
+
+
+class Dispatcher:
+    """Serves MCP requests of every revision against one :class:`Backend`."""
+
+    def __init__(self, backend: Backend, *, state_codec: StateCodec, page_size: int = 100,
+                 list_ttl_ms: int = 0, cache_scope: str = "private") -> None:
+        self.backend = backend
+        self.state_codec = state_codec
+        self.page_size = page_size
+        self.list_ttl_ms = list_ttl_ms
+        self.cache_scope = cache_scope
+
+    async def handle_request(self, message: jsonrpc.Message, ctx: RequestContext) -> jsonrpc.Message:
+        """Answer one request message; never raises."""
+        request_id = message["id"]
+        try:
+            result = await self.call(message["method"], message.get("params"), ctx)
+        except McpError as exc:
+            return jsonrpc.error_response(request_id, self.error_for_era(exc, ctx))
+        except Exception:
+            logger.exception("Unhandled error while serving %s", message.get("method"))
+            return jsonrpc.error_response(request_id, InternalError())
+        return jsonrpc.result_response(request_id, result)
+
+    async def call(self, method: str, params: dict[str, Any] | None, ctx: RequestContext) -> dict[str, Any]:
+        """Run one method and return its wire-shaped result; raises :class:`McpError`."""
+        handler = HANDLERS.get(method)
+        if handler is None:
+            raise MethodNotFound(data=method)
+        needed = CAPABILITY_FOR_METHOD.get(method)
+        if needed is not None and needed not in self.backend.capabilities(ctx):
+            raise MethodNotFound(f"Method not found: {method} (the server offers no {needed})", data=method)
+        request = self.parse(method, params, ctx)
+        ctx.method = method
+        result = await handler(self, request.params, ctx)
+        return self.shape_result(method, result, ctx)
+
+    def parse(self, method: str, params: dict[str, Any] | None, ctx: RequestContext) -> BaseModel:
+        """Validate params against the revision's schema; a method absent from it is -32601."""
+        try:
+            return parse_client_request(method, ctx.protocol_version, params)
+        except KeyError:
+            raise MethodNotFound(data=method) from None
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise InvalidParams(f"Invalid params for {method}: {where}: {first['msg']}") from None
+
+    def shape_result(self, method: str, result: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        """Validate our own result against the revision's schema and drop what it does not know."""
+        if ctx.is_modern:
+            meta = dict(result.get("_meta") or {})
+            meta.setdefault(META_SERVER_INFO, self.backend.server_info())
+            result = {"resultType": "complete", **result, "_meta": meta}
+        try:
+            return serialize_server_result(method, ctx.protocol_version, result)
+        except KeyError:
+            return result
+        except ValidationError as exc:
+            logger.error("Result of %s does not match the %s schema: %s", method, ctx.protocol_version, exc)
+            raise InternalError("The server produced an invalid result") from None
+
+    def error_for_era(self, exc: McpError, ctx: RequestContext) -> dict[str, Any]:
+        """The JSON-RPC error member, with resource-not-found spelled the era's way (digest §4.2)."""
+        error = exc.to_error()
+        if exc.code == RESOURCE_NOT_FOUND_LEGACY and ctx.is_modern:
+            error["code"] = INVALID_PARAMS
+        return error
+
+    def cacheable(self, result: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        """Add the 2026-07-28 caching directives (digest §4.7); legacy shaping drops them."""
+        if ctx.is_modern:
+            result.setdefault("ttlMs", self.list_ttl_ms)
+            result.setdefault("cacheScope", self.cache_scope)
+            result.setdefault("resultType", "complete")
+        return result

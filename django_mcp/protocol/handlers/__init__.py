@@ -1,0 +1,1 @@
+"""One module per feature area; each handler takes (dispatcher, validated params, context)."""

@@ -1,0 +1,59 @@
+"""
+Multi-round-trip requests (2026-07-28, SEP-2322, digest §4.12) for ``tools/call``,
+``prompts/get`` and ``resources/read``.
+
+The handler runs with every answer known so far. If it asks for more, the answers gathered so far
+travel in a signed ``requestState`` bound to the user, the method and the request's salient params;
+the client's retry carries them back with the new ``inputResponses``.
+"""
+
+import hashlib
+import json
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from ..context import RequestContext
+from ..errors import InvalidParams
+from ..input import InputRequired
+
+
+if TYPE_CHECKING:
+    from ..dispatcher import Dispatcher
+
+
+def request_digest(method: str, binding: dict[str, Any]) -> str:
+    """A digest of the request a state belongs to, so it cannot be replayed onto another one."""
+    raw = json.dumps([method, binding], sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+async def run_interactive(dispatcher: "Dispatcher", ctx: RequestContext, params: Any, *, binding: dict[str, Any],
+                          run: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+    """Run ``run()``; in the modern era, turn :class:`InputRequired` into an ``InputRequiredResult``."""
+    if not ctx.is_modern:
+        return await run()
+    digest = request_digest(ctx.method or "", binding)
+    answers: dict[str, Any] = {}
+    state_token = getattr(params, "request_state", None)
+    responses = getattr(params, "input_responses", None)
+    if state_token is not None:
+        state = dispatcher.state_codec.decode(state_token, ctx)
+        if state.get("d") != digest:
+            raise InvalidParams("requestState belongs to a different request")
+        answers.update(state.get("a") or {})
+        if responses is not None:
+            if not isinstance(responses, dict):
+                raise InvalidParams("inputResponses must be an object")
+            # Only answers to what we asked count; unknown keys are ignored (digest §4.12).
+            pending = set(state.get("p") or ())
+            answers.update({key: value for key, value in responses.items() if key in pending})
+    ctx.input_answers = answers
+    try:
+        return await run()
+    except InputRequired as needed:
+        state = {"a": answers, "p": sorted(needed.requests), "d": digest}
+        return {
+            "resultType": "input_required",
+            "inputRequests": needed.requests,
+            "requestState": dispatcher.state_codec.encode(state, ctx),
+        }

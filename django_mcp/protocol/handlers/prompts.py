@@ -1,0 +1,29 @@
+"""Prompts (digest §4.3)."""
+
+from typing import TYPE_CHECKING, Any
+
+from ..context import RequestContext
+from ..pagination import page_fields, paginate
+from .interactive import run_interactive
+
+
+if TYPE_CHECKING:
+    from ..dispatcher import Dispatcher
+
+
+async def list_prompts(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+    """One page of prompt definitions."""
+    items = await dispatcher.backend.list_prompts(ctx)
+    page, next_cursor = paginate(items, params.cursor if params else None, dispatcher.page_size)
+    return dispatcher.cacheable({"prompts": page, **page_fields(next_cursor)}, ctx)
+
+
+async def get_prompt(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+    """Render a prompt; its result is not cacheable (digest §4.3)."""
+    arguments = params.arguments or {}
+
+    async def run() -> dict[str, Any]:
+        return await dispatcher.backend.get_prompt(params.name, arguments, ctx)
+
+    return await run_interactive(dispatcher, ctx, params, binding={"name": params.name, "arguments": arguments},
+                                 run=run)

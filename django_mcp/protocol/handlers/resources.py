@@ -1,0 +1,54 @@
+"""Resources (digest §4.2): listing, templates, reading, and legacy subscriptions."""
+
+from typing import TYPE_CHECKING, Any
+
+from ..context import RequestContext
+from ..errors import InvalidParams, McpError
+from ..pagination import page_fields, paginate
+from .interactive import run_interactive
+
+
+if TYPE_CHECKING:
+    from ..dispatcher import Dispatcher
+
+
+async def list_resources(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+    """One page of concrete resources."""
+    items = await dispatcher.backend.list_resources(ctx)
+    page, next_cursor = paginate(items, params.cursor if params else None, dispatcher.page_size)
+    return dispatcher.cacheable({"resources": page, **page_fields(next_cursor)}, ctx)
+
+
+async def list_templates(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+    """One page of RFC 6570 resource templates."""
+    items = await dispatcher.backend.list_resource_templates(ctx)
+    page, next_cursor = paginate(items, params.cursor if params else None, dispatcher.page_size)
+    return dispatcher.cacheable({"resourceTemplates": page, **page_fields(next_cursor)}, ctx)
+
+
+async def read_resource(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+    """Read one URI; unknown URIs raise ``ResourceNotFound`` (never an empty ``contents``)."""
+
+    async def run() -> dict[str, Any]:
+        contents = await dispatcher.backend.read_resource(params.uri, ctx)
+        return dispatcher.cacheable({"contents": contents}, ctx)
+
+    return await run_interactive(dispatcher, ctx, params, binding={"uri": params.uri}, run=run)
+
+
+async def subscribe(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+    """Legacy ``resources/subscribe``: later ``notifications/resources/updated`` go to the session."""
+    if ctx.session is None:
+        raise McpError("resources/subscribe needs a session")
+    if not dispatcher.backend.can_subscribe(params.uri, ctx):
+        raise InvalidParams(f"Unknown resource: {params.uri}", {"uri": params.uri})
+    await ctx.session.subscribe(params.uri)
+    return {}
+
+
+async def unsubscribe(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+    """Legacy ``resources/unsubscribe``."""
+    if ctx.session is None:
+        raise McpError("resources/unsubscribe needs a session")
+    await ctx.session.unsubscribe(params.uri)
+    return {}

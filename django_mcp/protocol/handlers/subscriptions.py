@@ -1,0 +1,46 @@
+"""
+``subscriptions/listen`` (2026-07-28, digest §4.14): acknowledge the honoured subset of the filter
+first, then forward change notifications tagged with the subscription id until either side ends.
+"""
+
+from typing import TYPE_CHECKING, Any
+
+from .. import jsonrpc
+from ..context import RequestContext
+from ..errors import McpError
+from ..versions import META_SUBSCRIPTION_ID
+
+
+if TYPE_CHECKING:
+    from ..dispatcher import Dispatcher
+
+
+def honoured_filter(requested: dict[str, Any], capabilities: dict[str, Any]) -> dict[str, Any]:
+    """The part of the client's filter this server will serve; unsupported types are omitted."""
+    honoured: dict[str, Any] = {}
+    for flag, capability in (("toolsListChanged", "tools"), ("promptsListChanged", "prompts"),
+                             ("resourcesListChanged", "resources")):
+        if requested.get(flag) and (capabilities.get(capability) or {}).get("listChanged"):
+            honoured[flag] = True
+    uris = requested.get("resourceSubscriptions")
+    if uris and (capabilities.get("resources") or {}).get("subscribe"):
+        honoured["resourceSubscriptions"] = list(uris)
+    return honoured
+
+
+async def listen(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+    """Hold the stream open and relay notifications; returns when the server ends the subscription."""
+    if ctx.send_message is None or ctx.listen is None:
+        raise McpError("This transport cannot hold a subscription")
+    requested = params.notifications.model_dump(by_alias=True, exclude_none=True)
+    honoured = honoured_filter(requested, dispatcher.backend.capabilities(ctx))
+    subscription_id = ctx.request_id
+    await ctx.send_message(jsonrpc.notification(
+        "notifications/subscriptions/acknowledged",
+        {"_meta": {META_SUBSCRIPTION_ID: subscription_id}, "notifications": honoured},
+    ))
+    async for message in ctx.listen(honoured):
+        params_out = dict(message.get("params") or {})
+        params_out["_meta"] = {**(params_out.get("_meta") or {}), META_SUBSCRIPTION_ID: subscription_id}
+        await ctx.send_message(jsonrpc.notification(message["method"], params_out))
+    return {"_meta": {META_SUBSCRIPTION_ID: subscription_id}}

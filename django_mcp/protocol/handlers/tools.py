@@ -1,0 +1,29 @@
+"""``tools/list`` and ``tools/call`` (digest §4.1)."""
+
+from typing import TYPE_CHECKING, Any
+
+from ..context import RequestContext
+from ..pagination import page_fields, paginate
+from .interactive import run_interactive
+
+
+if TYPE_CHECKING:
+    from ..dispatcher import Dispatcher
+
+
+async def list_tools(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+    """One page of tool definitions, in a deterministic order (registration order)."""
+    tools = await dispatcher.backend.list_tools(ctx)
+    page, next_cursor = paginate(tools, params.cursor if params else None, dispatcher.page_size)
+    return dispatcher.cacheable({"tools": page, **page_fields(next_cursor)}, ctx)
+
+
+async def call_tool(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+    """Run a tool; failures inside it come back as ``isError`` results from the backend."""
+    arguments = params.arguments or {}
+
+    async def run() -> dict[str, Any]:
+        return await dispatcher.backend.call_tool(params.name, arguments, ctx)
+
+    return await run_interactive(dispatcher, ctx, params, binding={"name": params.name, "arguments": arguments},
+                                 run=run)

@@ -1,0 +1,103 @@
+"""
+Asking the client for input — elicitation, sampling, roots — the same way in both eras.
+
+Legacy era: the server sends real JSON-RPC requests on the request's stream and waits for the
+client's answers. Modern era (2026-07-28, digest §4.12): server-initiated requests are forbidden,
+so a missing answer raises :class:`InputRequired`; the dispatcher turns it into an
+``InputRequiredResult`` whose signed ``requestState`` carries the answers gathered so far, and the
+client's retry re-runs the handler with every answer available. Handlers therefore call these
+functions in a deterministic order and get the same keys each round.
+"""
+
+import asyncio
+from typing import Any
+
+import mcp_types
+from pydantic import BaseModel, ValidationError
+
+from .context import RequestContext
+from .errors import InvalidParams, McpError, MissingClientCapability
+
+
+ELICIT = "elicitation/create"
+SAMPLE = "sampling/createMessage"
+LIST_ROOTS = "roots/list"
+
+CAPABILITY_FOR_METHOD = {ELICIT: "elicitation", SAMPLE: "sampling", LIST_ROOTS: "roots"}
+RESULT_MODEL_FOR_METHOD: dict[str, type[BaseModel]] = {
+    ELICIT: mcp_types.ElicitResult,
+    SAMPLE: mcp_types.CreateMessageResult,
+    LIST_ROOTS: mcp_types.ListRootsResult,
+}
+# Methods whose results may be InputRequiredResult (digest §4.12: MUST NOT for any other).
+INPUT_CAPABLE_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
+
+
+class InputRequired(Exception):
+    """Raised inside a modern-era handler that needs answers the client has not given yet."""
+
+    def __init__(self, requests: dict[str, dict[str, Any]]) -> None:
+        self.requests = requests
+        super().__init__(f"input required: {', '.join(requests)}")
+
+
+def required_capability(method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    """The client capability an input request needs, as a ``requiredCapabilities`` object."""
+    name = CAPABILITY_FOR_METHOD.get(method)
+    if name is None:
+        raise McpError(f"Cannot ask the client for {method!r}")
+    if method == ELICIT and (params or {}).get("mode") == "url":
+        return {"elicitation": {"url": {}}}
+    return {name: {}}
+
+
+def client_has(ctx: RequestContext, needed: dict[str, Any]) -> bool:
+    """Whether the client declared ``needed`` (``elicitation: {}`` means form mode only)."""
+    for name, sub in needed.items():
+        declared = ctx.client_capabilities.get(name)
+        if declared is None:
+            return False
+        if name == "elicitation" and "url" in sub and not (isinstance(declared, dict) and "url" in declared):
+            return False
+    return True
+
+
+def _parse_answer(method: str, key: str, raw: Any) -> BaseModel:
+    try:
+        return RESULT_MODEL_FOR_METHOD[method].model_validate(raw)
+    except ValidationError as exc:
+        raise InvalidParams(f"Malformed input response for {key!r}: {exc.errors()[0]['msg']}",
+                            {"key": key}) from None
+
+
+async def request_input(ctx: RequestContext, requests: dict[str, dict[str, Any]]) -> dict[str, BaseModel]:
+    """
+    Ask the client for several inputs at once, keyed by names unique within the request, and
+    return each answer parsed into its ``mcp_types`` result model.
+
+    Raises :class:`MissingClientCapability` when the client did not declare what a request needs
+    (digest §4.12: never put an undeclared request type in ``inputRequests``).
+    """
+    for key, spec in requests.items():
+        needed = required_capability(spec["method"], spec.get("params"))
+        if not client_has(ctx, needed):
+            raise MissingClientCapability(needed)
+    if ctx.is_modern:
+        answers: dict[str, BaseModel] = {}
+        missing: dict[str, dict[str, Any]] = {}
+        for key, spec in requests.items():
+            if key in ctx.input_answers:
+                answers[key] = _parse_answer(spec["method"], key, ctx.input_answers[key])
+            else:
+                missing[key] = {"method": spec["method"], "params": spec.get("params") or {}}
+        if missing:
+            raise InputRequired(missing)
+        return answers
+    if ctx.send_request is None:
+        raise McpError("This transport cannot send requests to the client")
+    send = ctx.send_request
+    results = await asyncio.gather(*(send(spec["method"], spec.get("params")) for spec in requests.values()))
+    return {
+        key: _parse_answer(spec["method"], key, result)
+        for (key, spec), result in zip(requests.items(), results, strict=True)
+    }

@@ -1,0 +1,138 @@
+"""
+Legacy session state behind a small store interface (ARCHITECTURE.md, "many workers"). The
+default store keeps sessions in the database; another store can be named by the
+``SESSION_STORE`` setting.
+"""
+
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from channels.db import database_sync_to_async
+from django.utils import timezone
+
+from .conf import mcp_settings
+from .streams import publish_to_session
+
+
+def new_session_id() -> str:
+    """128 random bits as hex: visible ASCII only, as the spec requires (digest §2.3)."""
+    return secrets.token_hex(16)
+
+
+def user_key(user: Any) -> str:
+    """A stable key for the principal a session belongs to."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return "anonymous"
+    return f"user:{user.pk}"
+
+
+class SessionState:
+    """A loaded session; the protocol layer sees it through ``LegacySession``."""
+
+    def __init__(self, store: "BaseSessionStore", *, id: str, protocol_version: str,
+                 client_capabilities: dict[str, Any], client_info: dict[str, Any] | None, log_level: str | None,
+                 subscriptions: list[str], user_key: str) -> None:
+        self.store = store
+        self.id = id
+        self.protocol_version = protocol_version
+        self.client_capabilities = client_capabilities
+        self.client_info = client_info
+        self.log_level = log_level
+        self.subscriptions = subscriptions
+        self.user_key = user_key
+
+    async def set_log_level(self, level: str) -> None:
+        self.log_level = level
+        await self.store.update(self.id, log_level=level)
+
+    async def subscribe(self, uri: str) -> None:
+        if uri not in self.subscriptions:
+            self.subscriptions.append(uri)
+            await self.store.update(self.id, subscriptions=self.subscriptions)
+        # The session's GET stream may be held by another worker: tell it to join the resource.
+        await publish_to_session(self.id, {"type": "mcp.subscribe", "uri": uri, "subscribe": True})
+
+    async def unsubscribe(self, uri: str) -> None:
+        if uri in self.subscriptions:
+            self.subscriptions.remove(uri)
+            await self.store.update(self.id, subscriptions=self.subscriptions)
+        await publish_to_session(self.id, {"type": "mcp.subscribe", "uri": uri, "subscribe": False})
+
+
+class BaseSessionStore:
+    """Create, load, update and end legacy sessions."""
+
+    async def create(self, *, protocol_version: str, client_capabilities: dict[str, Any],
+                     client_info: dict[str, Any] | None, user_key: str) -> SessionState:
+        raise NotImplementedError(".create() must be overridden.")
+
+    async def get(self, session_id: str) -> SessionState | None:
+        raise NotImplementedError(".get() must be overridden.")
+
+    async def update(self, session_id: str, **fields: Any) -> None:
+        raise NotImplementedError(".update() must be overridden.")
+
+    async def delete(self, session_id: str) -> bool:
+        raise NotImplementedError(".delete() must be overridden.")
+
+
+class DatabaseSessionStore(BaseSessionStore):
+    """Sessions as rows of :class:`~django_mcp.models.McpSession`; idle ones expire."""
+
+    def _model(self) -> Any:
+        from .models import McpSession
+
+        return McpSession
+
+    def _state(self, row: Any) -> SessionState:
+        return SessionState(self, id=row.id, protocol_version=row.protocol_version,
+                            client_capabilities=row.client_capabilities or {}, client_info=row.client_info,
+                            log_level=row.log_level, subscriptions=list(row.subscriptions or []),
+                            user_key=row.user_key)
+
+    async def create(self, *, protocol_version: str, client_capabilities: dict[str, Any],
+                     client_info: dict[str, Any] | None, user_key: str) -> SessionState:
+        row = await database_sync_to_async(self._model().objects.create)(
+            id=new_session_id(), protocol_version=protocol_version, client_capabilities=client_capabilities,
+            client_info=client_info, user_key=user_key,
+        )
+        return self._state(row)
+
+    async def get(self, session_id: str) -> SessionState | None:
+        return await database_sync_to_async(self._get)(session_id)
+
+    def _get(self, session_id: str) -> SessionState | None:
+        model = self._model()
+        row = model.objects.filter(pk=session_id).first()
+        if row is None:
+            return None
+        idle = timedelta(seconds=mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS)
+        now = timezone.now()
+        if row.last_seen_at < now - idle:
+            row.delete()
+            return None
+        # Touch at most once a minute: keeps expiry honest without a write per request.
+        if row.last_seen_at < now - timedelta(seconds=60):
+            model.objects.filter(pk=session_id).update(last_seen_at=now)
+        return self._state(row)
+
+    async def update(self, session_id: str, **fields: Any) -> None:
+        await database_sync_to_async(self._model().objects.filter(pk=session_id).update)(**fields)
+
+    async def delete(self, session_id: str) -> bool:
+        deleted, _ = await database_sync_to_async(self._model().objects.filter(pk=session_id).delete)()
+        return deleted > 0
+
+
+def get_session_store() -> BaseSessionStore:
+    """The configured store (``DJANGO_MCP["SESSION_STORE"]``), one instance per class."""
+    store_class = mcp_settings.SESSION_STORE
+    instance = _stores.get(store_class)
+    if instance is None:
+        instance = _stores[store_class] = store_class()
+    return instance
+
+
+_stores: dict[type, BaseSessionStore] = {}
+__all__ = ["BaseSessionStore", "DatabaseSessionStore", "SessionState", "get_session_store"]

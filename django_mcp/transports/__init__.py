@@ -1,0 +1,1 @@
+"""Transports: bytes in, messages to the dispatcher, messages back out as bytes."""

@@ -1,0 +1,217 @@
+"""
+The Streamable HTTP endpoint (default ``/mcp``), serving every protocol revision at one URL.
+
+Each POST is routed by how the client speaks (digest §3.3): ``initialize`` starts a legacy
+session; a request whose ``params._meta`` names a protocol version is served statelessly under
+2026-07-28; anything else belongs to the legacy session named by ``Mcp-Session-Id``. Answers go
+back as plain JSON unless the handler sends something first (progress, a log message, a request
+to a legacy client), in which case the response turns into an SSE stream on the spot.
+"""
+
+import asyncio
+import logging
+from typing import Any
+
+from ..conf import mcp_settings
+from ..protocol import jsonrpc
+from ..protocol.context import RequestContext
+from ..protocol.dispatcher import Dispatcher
+from ..protocol.errors import InvalidRequest, McpError, ParseError
+from ..protocol.modern import modern_version_of, read_envelope
+from ..protocol.versions import MODERN_VERSIONS, Era
+from ..state import SignedStateCodec
+from . import constants, headers as mirrored_headers, sse
+from .base import HttpStreamConsumer
+from .legacy import LegacySessionMixin
+from .security import accepts, host_is_allowed, media_types, origin_is_allowed
+from .status import status_for_error
+
+
+logger = logging.getLogger("django_mcp.transports")
+
+ALLOW = [(b"allow", b"GET, POST, DELETE")]
+
+
+class McpHttpConsumer(LegacySessionMixin, HttpStreamConsumer):
+    """
+    The MCP endpoint as a Channels consumer. Mount it with :func:`django_mcp.asgi.application`, or
+    in your own router as ``McpHttpConsumer.as_asgi()`` (``site=`` picks another :class:`McpSite`).
+    """
+
+    site: Any = None
+
+    # Entry -------------------------------------------------------------------------------------
+
+    async def before_body(self) -> bool:
+        if not host_is_allowed(self.headers.get(b"host")):
+            # DNS-rebinding protection (digest §7): a foreign Host never reaches the server.
+            await self.send_error(421, None, {"code": -32600, "message": "Invalid Host header"})
+            return False
+        if not origin_is_allowed(self.headers.get(b"origin")):
+            await self.send_error(403, None, {"code": -32600, "message": "Forbidden: invalid Origin header"})
+            return False
+        method = self.scope["method"]
+        if method not in ("GET", "POST", "DELETE"):
+            await self.send_error(405, None, {"code": -32600, "message": f"Method {method} not allowed"}, ALLOW)
+            return False
+        if method == "POST":
+            if constants.CONTENT_TYPE_JSON not in media_types(self.headers.get(b"content-type")):
+                await self.send_error(415, None, {"code": -32600,
+                                                  "message": "Unsupported Media Type: Content-Type must be "
+                                                             "application/json"})
+                return False
+            accept = self.headers.get(b"accept")
+            if not (accepts(accept, constants.CONTENT_TYPE_JSON) and accepts(accept, constants.CONTENT_TYPE_SSE)):
+                await self.send_error(406, None, {"code": -32600,
+                                                  "message": "Not Acceptable: Accept must list application/json "
+                                                             "and text/event-stream"})
+                return False
+            length = self.headers.get(b"content-length")
+            if length and length.isdigit() and int(length) > mcp_settings.MAX_REQUEST_BODY_SIZE:
+                await self.refuse_too_large()
+                return False
+        return True
+
+    async def http_request(self, message: dict[str, Any]) -> None:
+        # GET and DELETE have no body worth reading; their checks run on the first event.
+        if self.scope["method"] != "POST" and not self.response_started and not self.body_done:
+            self.body_done = True
+            if await self.before_body():
+                await (self.handle_get() if self.scope["method"] == "GET" else self.handle_delete())
+            return
+        await super().http_request(message)
+
+    @property
+    def user(self) -> Any:
+        user = self.scope.get("user")
+        if user is None:
+            from django.contrib.auth.models import AnonymousUser
+
+            user = AnonymousUser()
+        return user
+
+    def dispatcher(self) -> Dispatcher:
+        site = self.site or mcp_settings.SITE
+        return Dispatcher(site, state_codec=SignedStateCodec(), page_size=mcp_settings.PAGE_SIZE,
+                          list_ttl_ms=mcp_settings.LIST_TTL_MS)
+
+    async def handle(self, body: bytes) -> None:
+        try:
+            payload = jsonrpc.decode(body)
+        except ParseError as exc:
+            await self.send_error(400, None, exc)
+            return
+        if isinstance(payload, list):
+            await self.handle_legacy_batch(payload)
+            return
+        if not isinstance(payload, dict):
+            await self.send_error(400, None, InvalidRequest("Invalid Request: the body must be a JSON-RPC object"))
+            return
+        if payload.get("method") == "initialize":
+            await self.handle_initialize(payload)
+        elif modern_version_of(payload) is not None or self.headers.get(
+                constants.MCP_PROTOCOL_VERSION, "").strip() in MODERN_VERSIONS:
+            await self.handle_modern(payload)
+        else:
+            await self.handle_legacy(payload)
+
+    # 2026-07-28 -----------------------------------------------------------------------------
+
+    async def handle_modern(self, message: dict[str, Any]) -> None:
+        """A stateless request (digest §2.4): validate envelope and headers, serve, never remember."""
+        request_id = jsonrpc.request_id_or_none(message)
+        try:
+            jsonrpc.validate_message(message)
+            if jsonrpc.is_response(message):
+                raise InvalidRequest("Invalid Request: clients do not send responses in 2026-07-28")
+            if jsonrpc.is_notification(message):
+                # No client notification is defined over 2026 HTTP; accept and ignore (digest §2.4).
+                await self.send_response(202)
+                return
+            envelope = read_envelope(message.get("params"))
+            site = self.site or mcp_settings.SITE
+            mirrored_headers.validate(self.headers, message, envelope.protocol_version,
+                                      lambda name: getattr(site.get_tool(name), "input_schema", None))
+        except McpError as exc:
+            await self.send_error(status_for_error(exc.code, Era.MODERN), request_id, exc)
+            return
+        meta = message.get("params", {}).get("_meta", {})
+        ctx = RequestContext(
+            era=Era.MODERN, protocol_version=envelope.protocol_version,
+            client_capabilities=envelope.client_capabilities, client_info=envelope.client_info, user=self.user,
+            request_id=request_id, progress_token=meta.get("progressToken"), log_level=envelope.log_level,
+            send_message=self.stream_message, listen=self.listen,
+        )
+        task = asyncio.ensure_future(self.dispatcher().handle_request(message, ctx))
+        # Closing the response stream cancels the request (digest §2.4): the task is ours.
+        self.background.add(task)
+        self.spawn(self.respond([task], Era.MODERN))
+
+    async def listen(self, honoured: dict[str, Any]) -> Any:
+        """Join the groups a ``subscriptions/listen`` filter needs; return the notification iterator."""
+        from ..streams import BROADCAST_GROUP, resource_group
+
+        self.listen_filter = honoured
+        self.listen_queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        if any(honoured.get(flag) for flag in ("toolsListChanged", "promptsListChanged", "resourcesListChanged")):
+            await self.join(BROADCAST_GROUP)
+        for uri in honoured.get("resourceSubscriptions", []):
+            await self.join(resource_group(uri))
+        return self._listen_iterator()
+
+    async def _listen_iterator(self) -> Any:
+        while True:
+            yield await self.listen_queue.get()
+
+    # Responses --------------------------------------------------------------------------------
+
+    async def stream_message(self, message: dict[str, Any]) -> None:
+        """Send a request-scoped message, turning the response into an SSE stream if need be."""
+        if self.disconnected or self.finished.is_set() and not self.sse_started:
+            return
+        if not self.sse_started:
+            await self.start_sse(self.response_headers())
+        await self.send_sse(sse.message_event(message))
+
+    def response_headers(self) -> list[tuple[bytes, bytes]]:
+        return []
+
+    async def respond(self, tasks: list[asyncio.Future[Any]], era: Era, *, batch: bool = False) -> None:
+        """Wait for the answers and send them: as JSON if nothing streamed yet, else as SSE events."""
+        try:
+            responses = [await task for task in tasks]
+        except asyncio.CancelledError:
+            for task in tasks:
+                task.cancel()
+            raise
+        if self.disconnected:
+            return
+        if self.sse_started:
+            for response in responses:
+                await self.send_sse(sse.message_event(response))
+            await self.end_sse()
+            return
+        if batch:
+            await self.send_json(200, responses, self.response_headers())
+            return
+        response = responses[0]
+        status = status_for_error(response["error"]["code"], era) if "error" in response else 200
+        await self.send_json(status, response, self.response_headers())
+
+    # Channel events ----------------------------------------------------------------------------
+
+    async def mcp_notify(self, event: dict[str, Any]) -> None:
+        """A change notification from any worker, for a listen stream or a session's GET stream."""
+        queue = getattr(self, "listen_queue", None)
+        if queue is not None:
+            if self._listen_wants(event):
+                await queue.put(event["message"])
+            return
+        await self.forward_to_session_stream(event)
+
+    def _listen_wants(self, event: dict[str, Any]) -> bool:
+        wanted = getattr(self, "listen_filter", {})
+        kind = event.get("kind")
+        if kind == "resource":
+            return event.get("uri") in wanted.get("resourceSubscriptions", [])
+        return bool(wanted.get(f"{kind}ListChanged"))

@@ -1,0 +1,265 @@
+"""
+Legacy Streamable HTTP sessions (2025-03-26, 2025-06-18, 2025-11-25; digest §2.3): the
+``initialize`` handshake, ``Mcp-Session-Id``, the GET stream, DELETE, batches (2025-03-26 only),
+server→client requests and ``notifications/cancelled``.
+
+Session state lives in the session store and pushes travel over the channel layer, so any worker
+can serve any request of a session: the GET stream on one worker, POSTs on another.
+"""
+
+import asyncio
+import uuid
+from typing import Any
+
+from mcp_types.methods import parse_client_request
+from pydantic import ValidationError
+
+from ..conf import mcp_settings
+from ..protocol import jsonrpc
+from ..protocol.context import RequestContext
+from ..protocol.errors import InvalidParams, InvalidRequest, McpError
+from ..protocol.handlers.lifecycle import initialize_result
+from ..protocol.versions import LEGACY_VERSIONS, Era
+from ..sessions import SessionState, get_session_store, user_key
+from ..streams import (
+    BROADCAST_GROUP,
+    cancel_request,
+    deliver_client_response,
+    in_flight,
+    key,
+    pending_client_requests,
+    resource_group,
+    session_group,
+)
+from . import constants, sse
+from .status import status_for_error
+
+
+class ClientRequestError(Exception):
+    """A legacy client answered the server's request with an error, or not at all."""
+
+
+class LegacySessionMixin:
+    """The session-bound half of :class:`~django_mcp.transports.http.McpHttpConsumer`."""
+
+    session: SessionState | None = None
+    session_stream = False
+
+    async def handle_initialize(self, message: dict[str, Any]) -> None:
+        request_id = jsonrpc.request_id_or_none(message)
+        try:
+            jsonrpc.validate_message(message)
+            if not jsonrpc.is_request(message):
+                raise InvalidRequest("Invalid Request: initialize must be a request")
+            ctx = RequestContext(era=Era.LEGACY, protocol_version=LEGACY_VERSIONS[-1], user=self.user)
+            result = initialize_result(self.dispatcher(), message.get("params"), ctx)
+            params = parse_client_request("initialize", ctx.protocol_version, message.get("params")).params
+        except ValidationError as exc:
+            await self.send_error(400, request_id, InvalidParams(f"Invalid initialize params: {exc.errors()[0]['msg']}"))
+            return
+        except McpError as exc:
+            await self.send_error(400, request_id, exc)
+            return
+        session = await get_session_store().create(
+            protocol_version=ctx.protocol_version,
+            client_capabilities=params.capabilities.model_dump(by_alias=True, exclude_none=True),
+            client_info=params.client_info.model_dump(by_alias=True, exclude_none=True),
+            user_key=user_key(self.user),
+        )
+        await self.send_json(200, jsonrpc.result_response(request_id, result),
+                             [(constants.MCP_SESSION_ID, session.id.encode())])
+
+    async def load_session(self, request_id: Any = None) -> SessionState | None:
+        """The session named by ``Mcp-Session-Id``; sends 400 or 404 and returns None otherwise."""
+        session_id = self.headers.get(constants.MCP_SESSION_ID)
+        if not session_id:
+            await self.send_error(400, request_id, InvalidRequest("Bad Request: missing Mcp-Session-Id header"))
+            return None
+        session = await get_session_store().get(session_id.strip())
+        # A session id is not a credential: another principal using it finds nothing (digest §7).
+        if session is None or session.user_key != user_key(self.user):
+            await self.send_error(404, request_id, {"code": -32600, "message": "Session not found"})
+            return None
+        version = self.headers.get(constants.MCP_PROTOCOL_VERSION)
+        if version is not None and version.strip() not in LEGACY_VERSIONS:
+            await self.send_error(400, request_id, InvalidRequest(
+                f"Bad Request: unsupported MCP-Protocol-Version {version.strip()!r}"))
+            return None
+        self.session = session
+        return session
+
+    async def handle_legacy(self, message: dict[str, Any]) -> None:
+        request_id = jsonrpc.request_id_or_none(message)
+        try:
+            jsonrpc.validate_message(message)
+        except McpError as exc:
+            await self.send_error(400, request_id, exc)
+            return
+        session = await self.load_session(request_id)
+        if session is None:
+            return
+        if not jsonrpc.is_request(message):
+            await self.accept_non_request(session, message)
+            await self.send_response(202)
+            return
+        task = self.start_request(session, message)
+        self.spawn(self.respond([task], Era.LEGACY))
+
+    async def handle_legacy_batch(self, batch: list[Any]) -> None:
+        """2025-03-26 only: a batch of requests and notifications, or of responses (digest §1)."""
+        session = await self.load_session()
+        if session is None:
+            return
+        if session.protocol_version != "2025-03-26":
+            await self.send_error(400, None, InvalidRequest("Invalid Request: batches are not part of protocol "
+                                                            f"{session.protocol_version}"))
+            return
+        if not batch:
+            await self.send_error(400, None, InvalidRequest("Invalid Request: empty batch"))
+            return
+        tasks: list[asyncio.Future[Any]] = []
+        for message in batch:
+            try:
+                jsonrpc.validate_message(message)
+                if message.get("method") == "initialize":
+                    raise InvalidRequest("Invalid Request: initialize cannot be batched")
+            except McpError as exc:
+                tasks.append(_done(jsonrpc.error_response(jsonrpc.request_id_or_none(message), exc)))
+                continue
+            if jsonrpc.is_request(message):
+                tasks.append(self.start_request(session, message))
+            else:
+                await self.accept_non_request(session, message)
+        if not tasks:
+            await self.send_response(202)
+            return
+        self.spawn(self.respond(tasks, Era.LEGACY, batch=True))
+
+    async def accept_non_request(self, session: SessionState, message: dict[str, Any]) -> None:
+        """Notifications and the client's answers to our requests; both get 202."""
+        if jsonrpc.is_response(message):
+            await deliver_client_response(session.id, message)
+        elif message["method"] == "notifications/cancelled":
+            request_id = (message.get("params") or {}).get("requestId")
+            if request_id is not None:
+                await cancel_request(session.id, request_id)
+
+    def start_request(self, session: SessionState, message: dict[str, Any]) -> asyncio.Future[Any]:
+        """Run one request of the session; disconnecting does not cancel it (digest §4.9)."""
+        params = message.get("params") or {}
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        ctx = RequestContext(
+            era=Era.LEGACY, protocol_version=session.protocol_version,
+            client_capabilities=session.client_capabilities, client_info=session.client_info, user=self.user,
+            session=session, request_id=message["id"], progress_token=meta.get("progressToken"),
+            log_level=session.log_level, send_message=self.stream_message, send_request=self.send_client_request,
+        )
+        task = asyncio.ensure_future(self.dispatcher().handle_request(message, ctx))
+        slot = (session.id, key(message["id"]))
+        in_flight[slot] = task
+        task.add_done_callback(lambda _: in_flight.pop(slot, None))
+        # Cancellation may arrive on another worker: listen on the session's group while running.
+        self.spawn(self._join_if_slow(task, session.id))
+        return asyncio.shield(task)
+
+    async def _join_if_slow(self, task: asyncio.Future[Any], session_id: str) -> None:
+        done, _ = await asyncio.wait({task}, timeout=0.05)
+        if not done:
+            await self.join(session_group(session_id))
+
+    async def send_client_request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+        """Ask the legacy client (sampling, elicitation, roots) on this request's stream and wait."""
+        session = self.session
+        assert session is not None
+        request_id = f"srv-{uuid.uuid4().hex}"
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        slot = (session.id, key(request_id))
+        pending_client_requests[slot] = future
+        try:
+            # The answer is POSTed separately and may reach another worker, which relays it here.
+            await self.join(session_group(session.id))
+            await self.stream_message(jsonrpc.request(request_id, method, params))
+            answer = await asyncio.wait_for(future, mcp_settings.CLIENT_REQUEST_TIMEOUT_SECONDS)
+        except asyncio.TimeoutError:
+            raise ClientRequestError(f"The client did not answer {method} in time") from None
+        finally:
+            pending_client_requests.pop(slot, None)
+        if "error" in answer:
+            error = answer["error"] if isinstance(answer["error"], dict) else {}
+            raise ClientRequestError(f"The client refused {method}: {error.get('message', 'error')}")
+        return answer.get("result") or {}
+
+    # GET stream and DELETE ------------------------------------------------------------------
+
+    async def handle_get(self) -> None:
+        """The session's standalone stream for notifications unrelated to a request (digest §2.3)."""
+        if not self.headers.get(constants.MCP_SESSION_ID):
+            # No session: nothing to stream. 2026-07-28 clients get the 405 the spec asks for.
+            await self.send_error(405, None, {"code": -32600, "message": "Method Not Allowed: GET needs a session"},
+                                  [(b"allow", b"GET, POST, DELETE")])
+            return
+        if constants.CONTENT_TYPE_SSE not in (self.headers.get(b"accept") or "") and "*/*" not in (
+                self.headers.get(b"accept") or ""):
+            await self.send_error(406, None, {"code": -32600, "message": "Not Acceptable: GET needs Accept: "
+                                                                        "text/event-stream"})
+            return
+        session = await self.load_session()
+        if session is None:
+            return
+        self.session_stream = True
+        await self.join(session_group(session.id))
+        await self.join(BROADCAST_GROUP)
+        for uri in session.subscriptions:
+            await self.join(resource_group(uri))
+        await self.start_sse()
+        await self.send_sse(sse.keepalive())
+
+    async def handle_delete(self) -> None:
+        """End a session (digest §2.3); later requests naming it get 404."""
+        session = await self.load_session()
+        if session is None:
+            return
+        await get_session_store().delete(session.id)
+        from ..streams import publish_to_session
+
+        await publish_to_session(session.id, {"type": "mcp.session_closed"})
+        await self.send_response(200)
+
+    async def forward_to_session_stream(self, event: dict[str, Any]) -> None:
+        if self.session_stream and self.sse_started:
+            await self.send_sse(sse.message_event(event["message"]))
+
+    # Channel events ----------------------------------------------------------------------------
+
+    async def mcp_client_response(self, event: dict[str, Any]) -> None:
+        message = event["message"]
+        if self.session is not None:
+            future = pending_client_requests.get((self.session.id, key(message.get("id"))))
+            if future is not None and not future.done():
+                future.set_result(message)
+
+    async def mcp_cancel(self, event: dict[str, Any]) -> None:
+        if self.session is not None:
+            task = in_flight.get((self.session.id, key(event.get("request_id"))))
+            if task is not None:
+                task.cancel()
+
+    async def mcp_subscribe(self, event: dict[str, Any]) -> None:
+        if self.session_stream:
+            if event.get("subscribe"):
+                await self.join(resource_group(event["uri"]))
+            else:
+                await self.leave(resource_group(event["uri"]))
+
+    async def mcp_session_closed(self, event: dict[str, Any]) -> None:
+        if self.session_stream and self.sse_started:
+            await self.end_sse()
+
+
+def _done(value: Any) -> asyncio.Future[Any]:
+    future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    future.set_result(value)
+    return future
+
+
+__all__ = ["ClientRequestError", "LegacySessionMixin", "status_for_error"]

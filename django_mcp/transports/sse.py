@@ -1,0 +1,31 @@
+"""Server-Sent Events framing (WHATWG HTML, "server-sent events")."""
+
+import time
+
+from ..protocol import jsonrpc
+
+
+def event(data: bytes | str, *, event_name: str | None = None, event_id: str | None = None,
+          retry_ms: int | None = None) -> bytes:
+    """One event; multi-line data is split over several ``data:`` lines."""
+    if isinstance(data, bytes):
+        data = data.decode("utf-8")
+    lines = []
+    if event_id is not None:
+        lines.append(f"id: {event_id}")
+    if event_name is not None:
+        lines.append(f"event: {event_name}")
+    if retry_ms is not None:
+        lines.append(f"retry: {retry_ms}")
+    lines.extend(f"data: {line}" for line in data.split("\n"))
+    return ("\n".join(lines) + "\n\n").encode("utf-8")
+
+
+def message_event(message: dict, *, event_id: str | None = None, named: bool = False) -> bytes:
+    """A JSON-RPC message as an event (``event: message`` when ``named``)."""
+    return event(jsonrpc.encode(message), event_name="message" if named else None, event_id=event_id)
+
+
+def keepalive() -> bytes:
+    """A comment line: ignored by clients, keeps proxies and idle timers from closing the stream."""
+    return f": ping - {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())}\n\n".encode()

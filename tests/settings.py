@@ -1,0 +1,109 @@
+"""
+Settings for the test suite and for ``scripts/conformance-server``.
+
+Environment variables choose the services, so the same settings serve the fast in-process
+tests (SQLite, in-memory channel layer, no service needed) and the multi-worker tests that run
+several daphne processes on PostgreSQL with ``channels_redis``:
+
+- ``MCP_TEST_DATABASE``: ``postgres`` to use PostgreSQL on 127.0.0.1:5432 (database from
+  ``MCP_TEST_PG_NAME``, default ``test``); anything else means SQLite at ``MCP_TEST_SQLITE``.
+- ``MCP_TEST_CHANNEL_LAYER``: ``redis`` to use ``channels_redis`` on 127.0.0.1:6379 with the
+  prefix ``MCP_TEST_REDIS_PREFIX``; anything else means the in-memory layer.
+"""
+
+import os
+from pathlib import Path
+
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+SECRET_KEY = "django-mcp-tests-not-secret"
+DEBUG = False
+ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]", "testserver"]
+USE_TZ = True
+ROOT_URLCONF = "tests.urls"
+ASGI_APPLICATION = "tests.asgi.application"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "channels",
+    "django_mcp",
+    "tests.conformance_app",
+    "tests.testapp",
+]
+
+MIDDLEWARE = [
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+]
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+if os.environ.get("MCP_TEST_DATABASE") == "postgres":
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": os.environ.get("MCP_TEST_PG_NAME", "test"),
+            "HOST": "127.0.0.1",
+            "PORT": "5432",
+            "USER": os.environ.get("MCP_TEST_PG_USER", "postgres"),
+            "TEST": {"NAME": os.environ.get("MCP_TEST_PG_TEST_NAME", "test_django_mcp")},
+        }
+    }
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": os.environ.get("MCP_TEST_SQLITE", str(BASE_DIR / ".tmp" / "tests.sqlite3")),
+            # Live daphne servers share one file with the migrate step; wait for locks rather than fail.
+            "OPTIONS": {"timeout": 20},
+        }
+    }
+
+if os.environ.get("MCP_TEST_CHANNEL_LAYER") == "redis":
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {
+                "hosts": [("127.0.0.1", 6379)],
+                "prefix": os.environ.get("MCP_TEST_REDIS_PREFIX", "django_mcp_tests"),
+            },
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+DJANGO_MCP = {
+    "SERVER_NAME": "django-mcp-tests",
+    # Short keep-alives so tests can observe them without waiting long.
+    "SSE_KEEPALIVE_SECONDS": float(os.environ.get("MCP_TEST_KEEPALIVE", "15")),
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"stderr": {"class": "logging.StreamHandler"}},
+    "loggers": {"django_mcp": {"handlers": ["stderr"], "level": os.environ.get("MCP_TEST_LOG_LEVEL", "WARNING")}},
+}
