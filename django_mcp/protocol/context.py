@@ -9,7 +9,7 @@ from .versions import Era
 
 SendMessage = Callable[[dict[str, Any]], Awaitable[None]]
 SendRequest = Callable[[str, dict[str, Any] | None], Awaitable[dict[str, Any]]]
-Listen = Callable[[dict[str, Any]], AsyncIterator[dict[str, Any]]]
+Listen = Callable[[dict[str, Any]], Awaitable[AsyncIterator[dict[str, Any]]]]
 
 # RFC 5424 severities in increasing order, as MCP logging uses them (digest §4.5).
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")

@@ -9,11 +9,13 @@ from collections.abc import Callable
 from typing import Any
 
 import mcp_types
+from django.core.exceptions import ObjectDoesNotExist
 from pydantic import BaseModel
 
 from ..completions import Completer, run_completer
 from ..primitives import Permission, RegisteredCallable, first_line
 from ..protocol.context import RequestContext
+from ..protocol.errors import ResourceNotFound
 from .uri_templates import UriTemplate
 
 
@@ -53,8 +55,16 @@ class _FunctionResource:
         return definition
 
     async def read(self, uri: str, variables: dict[str, str], ctx: RequestContext) -> list[dict[str, Any]]:
-        """Run the function and return ``contents`` for ``uri``."""
-        return self.contents(uri, await self.callable(variables, ctx))
+        """
+        Run the function and return ``contents`` for ``uri``. A function that cannot find what the
+        URI names raises ``LookupError`` or Django's ``ObjectDoesNotExist`` (``Book.objects.get()``
+        does): the client gets the protocol's resource-not-found error.
+        """
+        try:
+            value = await self.callable(variables, ctx)
+        except (LookupError, ObjectDoesNotExist):
+            raise ResourceNotFound(uri) from None
+        return self.contents(uri, value)
 
     def contents(self, uri: str, value: Any) -> list[dict[str, Any]]:
         """str → text, bytes → base64 blob, JSON-able data → JSON text, contents models as they are."""

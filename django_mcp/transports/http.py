@@ -16,7 +16,7 @@ from ..conf import mcp_settings
 from ..protocol import jsonrpc
 from ..protocol.context import RequestContext
 from ..protocol.dispatcher import Dispatcher
-from ..protocol.errors import InvalidRequest, McpError, ParseError
+from ..protocol.errors import HeaderMismatch, InvalidRequest, McpError, ParseError
 from ..protocol.modern import modern_version_of, read_envelope
 from ..protocol.versions import MODERN_VERSIONS, Era
 from ..state import SignedStateCodec
@@ -107,11 +107,13 @@ class McpHttpConsumer(LegacySessionMixin, HttpStreamConsumer):
         if not isinstance(payload, dict):
             await self.send_error(400, None, InvalidRequest("Invalid Request: the body must be a JSON-RPC object"))
             return
-        if payload.get("method") == "initialize":
-            await self.handle_initialize(payload)
-        elif modern_version_of(payload) is not None or self.headers.get(
+        # Modern markers win over the method name: a 2026-07-28 client sending `initialize` must
+        # get the removed method's 404, not a legacy handshake (digest §2.4, §3.3).
+        if modern_version_of(payload) is not None or self.headers.get(
                 constants.MCP_PROTOCOL_VERSION, "").strip() in MODERN_VERSIONS:
             await self.handle_modern(payload)
+        elif payload.get("method") == "initialize":
+            await self.handle_initialize(payload)
         else:
             await self.handle_legacy(payload)
 
@@ -128,6 +130,11 @@ class McpHttpConsumer(LegacySessionMixin, HttpStreamConsumer):
                 # No client notification is defined over 2026 HTTP; accept and ignore (digest §2.4).
                 await self.send_response(202)
                 return
+            header_version = self.headers.get(constants.MCP_PROTOCOL_VERSION)
+            body_version = modern_version_of(message)
+            if header_version is not None and body_version is not None and header_version.strip() != body_version:
+                # A disagreement is a header mismatch before it is a version question (digest §2.4).
+                raise HeaderMismatch("MCP-Protocol-Version header does not match _meta protocolVersion")
             envelope = read_envelope(message.get("params"))
             site = self.site or mcp_settings.SITE
             mirrored_headers.validate(self.headers, message, envelope.protocol_version,

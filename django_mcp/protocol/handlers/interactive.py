@@ -12,6 +12,8 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from ..context import RequestContext
 from ..errors import InvalidParams
 from ..input import InputRequired
@@ -25,6 +27,13 @@ def request_digest(method: str, binding: dict[str, Any]) -> str:
     """A digest of the request a state belongs to, so it cannot be replayed onto another one."""
     raw = json.dumps([method, binding], sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def _wire(value: Any) -> Any:
+    """An answer as JSON data (params arrive parsed into models; the state must be JSON)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return value
 
 
 async def run_interactive(dispatcher: "Dispatcher", ctx: RequestContext, params: Any, *, binding: dict[str, Any],
@@ -41,12 +50,13 @@ async def run_interactive(dispatcher: "Dispatcher", ctx: RequestContext, params:
         if state.get("d") != digest:
             raise InvalidParams("requestState belongs to a different request")
         answers.update(state.get("a") or {})
-        if responses is not None:
-            if not isinstance(responses, dict):
-                raise InvalidParams("inputResponses must be an object")
-            # Only answers to what we asked count; unknown keys are ignored (digest §4.12).
-            pending = set(state.get("p") or ())
-            answers.update({key: value for key, value in responses.items() if key in pending})
+        # Only answers to what we asked count; unknown keys are ignored (digest §4.12).
+        pending = set(state.get("p") or ())
+        answers.update({key: _wire(value) for key, value in (responses or {}).items() if key in pending})
+    elif responses:
+        # A retry without state carries answers only; each is still validated when the handler
+        # asks for it, and an unknown key is never asked for, so it is ignored.
+        answers.update({key: _wire(value) for key, value in responses.items()})
     ctx.input_answers = answers
     try:
         return await run()

@@ -35,11 +35,13 @@ async def listen(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> 
     requested = params.notifications.model_dump(by_alias=True, exclude_none=True)
     honoured = honoured_filter(requested, dispatcher.backend.capabilities(ctx))
     subscription_id = ctx.request_id
+    # Join the notification sources before acknowledging, so no change after the ack is missed.
+    notifications = await ctx.listen(honoured)
     await ctx.send_message(jsonrpc.notification(
         "notifications/subscriptions/acknowledged",
         {"_meta": {META_SUBSCRIPTION_ID: subscription_id}, "notifications": honoured},
     ))
-    async for message in ctx.listen(honoured):
+    async for message in notifications:
         params_out = dict(message.get("params") or {})
         params_out["_meta"] = {**(params_out.get("_meta") or {}), META_SUBSCRIPTION_ID: subscription_id}
         await ctx.send_message(jsonrpc.notification(message["method"], params_out))
