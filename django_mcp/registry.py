@@ -209,8 +209,9 @@ class McpSite:
         resource, variables = found
         return await resource.read(uri, variables, ctx)
 
-    def can_subscribe(self, uri: str, ctx: RequestContext) -> bool:
-        return self._find_resource(uri) is not None
+    async def can_subscribe(self, uri: str, ctx: RequestContext) -> bool:
+        found = self._find_resource(uri)
+        return found is not None and await is_permitted(found[0].permission, ctx)
 
     async def list_prompts(self, ctx: RequestContext) -> list[dict[str, Any]]:
         return [prompt.definition() for prompt in await self._visible(self.prompts, ctx)]

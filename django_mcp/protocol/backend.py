@@ -39,7 +39,7 @@ class Backend(Protocol):
     async def complete(self, ref: dict[str, Any], argument: dict[str, Any], context: dict[str, str],
                        ctx: RequestContext) -> dict[str, Any]: ...
 
-    def can_subscribe(self, uri: str, ctx: RequestContext) -> bool:
+    async def can_subscribe(self, uri: str, ctx: RequestContext) -> bool:
         """Whether ``uri`` names a resource a client may subscribe to."""
 
 

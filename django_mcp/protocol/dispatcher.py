@@ -19,6 +19,8 @@ from .backend import Backend, StateCodec
 from .context import RequestContext
 from .errors import (
     INVALID_PARAMS,
+    INVALID_REQUEST,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
     RESOURCE_NOT_FOUND_LEGACY,
     InternalError,
     McpError,
@@ -114,7 +116,12 @@ class Dispatcher:
             raise InvalidParams(f"Invalid params for {method}: {where}: {first['msg']}") from None
 
     def shape_result(self, method: str, result: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
-        """Validate our own result against the revision's schema and drop what it does not know."""
+        """
+        Validate our own result against the revision's schema and drop what it does not know.
+        ``mcp_types`` describes every handshake revision with the 2025-11-25 models, so fields
+        added in 2025-06-18 (``title``, ``structuredContent``…) reach older clients too; they
+        ignore unknown keys.
+        """
         if ctx.is_modern:
             meta = dict(result.get("_meta") or {})
             meta.setdefault(META_SERVER_INFO, self.backend.server_info())
@@ -132,6 +139,9 @@ class Dispatcher:
         error = exc.to_error()
         if exc.code == RESOURCE_NOT_FOUND_LEGACY and ctx.is_modern:
             error["code"] = INVALID_PARAMS
+        elif exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY and not ctx.is_modern:
+            # -32021 exists only in 2026-07-28; older clients get the generic invalid request.
+            error["code"] = INVALID_REQUEST
         return error
 
     def cacheable(self, result: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:

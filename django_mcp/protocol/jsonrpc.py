@@ -12,11 +12,24 @@ from .errors import InvalidRequest, McpError, ParseError
 Message = dict[str, Any]
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_ascii_encoder = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False)
 
 
 def encode(message: Any) -> bytes:
-    """Serialize a message (or a batch) compactly as UTF-8."""
-    return _encoder.encode(message).encode("utf-8")
+    """
+    Serialize a message (or a batch) compactly as UTF-8. Text holding lone surrogates (valid in a
+    JSON string escape, not in UTF-8) is written with ``\\u`` escapes instead, so echoing a client's
+    odd string back can never fail.
+    """
+    text = _encoder.encode(message)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _ascii_encoder.encode(message).encode("ascii")
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON (RFC 8259)")
 
 
 def decode(body: bytes | str) -> Any:
@@ -24,7 +37,7 @@ def decode(body: bytes | str) -> Any:
     try:
         if isinstance(body, bytes):
             body = body.decode("utf-8")
-        return json.loads(body)
+        return json.loads(body, parse_constant=_refuse_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ParseError(f"Parse error: {exc}") from None
 
@@ -76,6 +89,8 @@ def validate_message(message: Any) -> Message:
             raise InvalidRequest("Invalid Request: params must be an object")
     elif not is_response(message):
         raise InvalidRequest("Invalid Request: a message needs a method, or an id with a result or an error")
+    elif "result" in message and "error" in message:
+        raise InvalidRequest("Invalid Request: a response has a result or an error, not both")
     return message
 
 

@@ -12,6 +12,9 @@ from urllib.parse import parse_qsl, unquote
 _EXPRESSION = re.compile(r"\{([+#./?&]?)([A-Za-z0-9_.,%]+)\}")
 
 
+_PREFIX_AND_SEPARATOR = {"": ("", ","), "+": ("", ","), "#": ("#", ","), "/": ("/", "/"), ".": (".", ".")}
+
+
 class UriTemplate:
     """A compiled template: ``match(uri)`` gives the variables, or None."""
 
@@ -29,16 +32,14 @@ class UriTemplate:
                 self.query_variables.extend(names)
                 pattern += r"(?:[?&](?P<__query>.*))?" if "__query" not in pattern else ""
                 continue
+            # RFC 6570 §3.2: each operator has a prefix before the first value and a separator
+            # between values ("," for simple and reserved, "/" for path, "." for label).
+            prefix, separator = _PREFIX_AND_SEPARATOR[operator]
             for index, name in enumerate(names):
                 self.variables.append(name)
-                if operator in ("+", "#"):
-                    body = rf"(?P<{name}>.+?)"
-                else:
-                    body = rf"(?P<{name}>[^/?#&,]+)"
-                prefix = {"#": "#", "/": "/", ".": r"\."}.get(operator, "")
-                separator = "," if index else prefix
-                pattern += re.escape(separator) if separator and separator not in ("#",) else separator
-                pattern += body
+                pattern += re.escape(separator if index else prefix)
+                value = r".+?" if operator in ("+", "#") else r"[^/?#&,.]+" if operator == "." else r"[^/?#&,]+"
+                pattern += rf"(?P<{name}>{value})"
         pattern += re.escape(template[position:])
         self.regex = re.compile(f"^{pattern}$")
 

@@ -12,7 +12,7 @@ from ..primitives import Permission, RegisteredCallable, first_line
 from ..protocol.context import RequestContext
 from ..protocol.errors import McpError
 from ..protocol.input import InputRequired
-from .schemas import arguments_model, output_spec, schema_for_arguments
+from .schemas import arguments_model, check_header_properties, output_spec, schema_for_arguments
 
 
 logger = logging.getLogger("django_mcp.tools")
@@ -47,6 +47,7 @@ class Tool:
         else:
             self.arguments_model = arguments_model(fn, skip)
             self.input_schema = schema_for_arguments(self.arguments_model)
+        check_header_properties(self.name, self.input_schema)
         self.output = output_spec(fn) if structured_output is not False else None
         self.output_schema = output_schema or (self.output.schema if self.output else None)
 
@@ -67,15 +68,21 @@ class Tool:
         """
         try:
             kwargs = self._validated(arguments)
-            value = await self.callable(kwargs, ctx)
-            return self.result(value)
-        except (McpError, InputRequired):
-            raise
         except ValidationError as exc:
             return error_result(f"Invalid arguments for tool {self.name}: {_validation_text(exc)}")
+        try:
+            value = await self.callable(kwargs, ctx)
+        except (McpError, InputRequired):
+            raise
         except Exception as exc:
             logger.info("Tool %s failed: %r", self.name, exc)
             return error_result(str(exc) or exc.__class__.__name__)
+        try:
+            return self.result(value)
+        except ValidationError as exc:
+            # The tool broke its own return annotation: a server bug, shown as a tool error.
+            logger.error("Tool %s returned a value that does not match its output schema: %s", self.name, exc)
+            return error_result(f"Tool {self.name} returned an invalid result: {_validation_text(exc)}")
 
     def _validated(self, arguments: dict[str, Any]) -> dict[str, Any]:
         if self.arguments_model is None:
@@ -88,7 +95,7 @@ class Tool:
         """Turn the function's return value into a ``CallToolResult`` dict."""
         if isinstance(value, dict) and "content" in value and "isError" in value:
             return value  # already a CallToolResult
-        if self.output is not None:
+        if self.output is not None and not _is_content_value(value):
             structured = self.output.structured(value)
             return {"content": [{"type": "text", "text": json.dumps(structured, ensure_ascii=False)}],
                     "structuredContent": structured, "isError": False}
@@ -111,6 +118,13 @@ def to_content(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json")
     return [{"type": "text", "text": json.dumps(value, ensure_ascii=False, default=str)}]
+
+
+def _is_content_value(value: Any) -> bool:
+    """Content blocks (or a list of them) are content even under a broad ``-> list`` hint."""
+    if content.is_content(value):
+        return True
+    return isinstance(value, (list, tuple)) and bool(value) and all(content.is_content(item) for item in value)
 
 
 def error_result(message: str) -> dict[str, Any]:

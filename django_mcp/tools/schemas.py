@@ -1,9 +1,11 @@
 """JSON Schemas for tools, derived from type hints with pydantic."""
 
 import inspect
+import re
 from collections.abc import Callable
 from typing import Any, get_args, get_type_hints
 
+from django.core.exceptions import ImproperlyConfigured
 from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
 
 from ..content import CONTENT_TYPES
@@ -48,7 +50,8 @@ def _mentions_content(annotation: Any) -> bool:
 
 def _is_unstructured(annotation: Any) -> bool:
     """Return types that are content, not data: no structured output for them."""
-    if annotation in (inspect.Signature.empty, None, type(None), str, Any):
+    # A bare list says nothing about its items, often content blocks: no schema to promise.
+    if annotation in (inspect.Signature.empty, None, type(None), str, Any, list, tuple):
         return True
     return _mentions_content(annotation)
 
@@ -87,3 +90,29 @@ def output_spec(fn: Callable[..., Any]) -> OutputSpec | None:
     if _is_unstructured(annotation):
         return None
     return OutputSpec(annotation)
+
+
+_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+_HEADER_TYPES = {"string", "integer", "boolean"}
+
+
+def check_header_properties(tool_name: str, schema: dict[str, Any]) -> None:
+    """
+    Refuse ``x-mcp-header`` markings that clients must reject (digest §2.4): the name must be an
+    RFC 9110 token, unique case-insensitively, on a top-level string, integer or boolean property.
+    Clients drop a tool that breaks these rules, so registration fails loudly instead.
+    """
+    seen: dict[str, str] = {}
+    for name, prop in (schema.get("properties") or {}).items():
+        if not isinstance(prop, dict) or "x-mcp-header" not in prop:
+            continue
+        header = prop["x-mcp-header"]
+        if not isinstance(header, str) or not _TOKEN.match(header):
+            raise ImproperlyConfigured(f"Tool {tool_name!r}: x-mcp-header of {name!r} must be a header name token")
+        if prop.get("type") not in _HEADER_TYPES:
+            raise ImproperlyConfigured(f"Tool {tool_name!r}: x-mcp-header is allowed only on string, integer or "
+                                       f"boolean properties, not on {name!r}")
+        if header.lower() in seen:
+            raise ImproperlyConfigured(f"Tool {tool_name!r}: x-mcp-header {header!r} is used by both "
+                                       f"{seen[header.lower()]!r} and {name!r}")
+        seen[header.lower()] = name

@@ -40,7 +40,15 @@ class HttpStreamConsumer(AsyncConsumer):
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
         self.channel_name: str | None = None
         self.groups: set[str] = set()
-        self.headers = {name.lower(): value.decode("latin-1") for name, value in scope.get("headers", [])}
+        self.headers: dict[bytes, str] = {}
+        # Header names sent more than once with different values: a proxy reading the first and
+        # the server the last would disagree about the request (digest §2.4, §7).
+        self.conflicting_headers: set[bytes] = set()
+        for raw_name, raw_value in scope.get("headers", []):
+            name, value = raw_name.lower(), raw_value.decode("latin-1")
+            if name in self.headers and self.headers[name] != value:
+                self.conflicting_headers.add(name)
+            self.headers[name] = value
         self.body = bytearray()
         self.body_done = False
         self.response_started = False

@@ -43,6 +43,9 @@ class McpHttpConsumer(LegacySessionMixin, HttpStreamConsumer):
     # Entry -------------------------------------------------------------------------------------
 
     async def before_body(self) -> bool:
+        if self.conflicting_headers & {b"host", b"origin"}:
+            await self.send_error(400, None, {"code": -32600, "message": "Conflicting Host or Origin headers"})
+            return False
         if not host_is_allowed(self.headers.get(b"host")):
             # DNS-rebinding protection (digest §7): a foreign Host never reaches the server.
             await self.send_error(421, None, {"code": -32600, "message": "Invalid Host header"})
@@ -106,6 +109,13 @@ class McpHttpConsumer(LegacySessionMixin, HttpStreamConsumer):
             return
         if not isinstance(payload, dict):
             await self.send_error(400, None, InvalidRequest("Invalid Request: the body must be a JSON-RPC object"))
+            return
+        conflicting = sorted(name.decode("latin-1") for name in self.conflicting_headers if name.startswith(b"mcp-"))
+        if conflicting:
+            # Two different values of a mirrored header: a proxy reading the first and the server
+            # the last would disagree about the request (digest §2.4, §7).
+            await self.send_error(400, jsonrpc.request_id_or_none(payload),
+                                  HeaderMismatch(f"Conflicting values of the {conflicting[0]} header"))
             return
         # Modern markers win over the method name: a 2026-07-28 client sending `initialize` must
         # get the removed method's 404, not a legacy handshake (digest §2.4, §3.3).
@@ -188,10 +198,20 @@ class McpHttpConsumer(LegacySessionMixin, HttpStreamConsumer):
         try:
             responses = [await task for task in tasks]
         except asyncio.CancelledError:
-            for task in tasks:
-                task.cancel()
-            raise
+            if not all(task.cancelled() for task in tasks) or asyncio.current_task().cancelling():
+                # This responder itself is being torn down (disconnect): take the requests along.
+                for task in tasks:
+                    task.cancel()
+                raise
+            responses = []
         if self.disconnected:
+            return
+        if not responses:
+            # Cancelled by notifications/cancelled: no response is sent (digest §4.9), but the
+            # HTTP exchange still ends, as an SSE stream that carried nothing more.
+            if not self.sse_started:
+                await self.start_sse(self.response_headers())
+            await self.end_sse()
             return
         if self.sse_started:
             for response in responses:

@@ -216,6 +216,11 @@ class LegacySessionMixin:
 
     async def handle_delete(self) -> None:
         """End a session (digest §2.3); later requests naming it get 404."""
+        if not self.headers.get(constants.MCP_SESSION_ID):
+            await self.send_error(405, None, {"code": -32600,
+                                              "message": "Method Not Allowed: DELETE needs a session"},
+                                  [(b"allow", b"GET, POST, DELETE")])
+            return
         session = await self.load_session()
         if session is None:
             return

@@ -1,8 +1,12 @@
 """Server-Sent Events framing (WHATWG HTML, "server-sent events")."""
 
+import re
 import time
 
 from ..protocol import jsonrpc
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def event(data: bytes | str, *, event_name: str | None = None, event_id: str | None = None,
@@ -17,7 +21,8 @@ def event(data: bytes | str, *, event_name: str | None = None, event_id: str | N
         lines.append(f"event: {event_name}")
     if retry_ms is not None:
         lines.append(f"retry: {retry_ms}")
-    lines.extend(f"data: {line}" for line in data.split("\n"))
+    # Clients end a line at CR, LF or CRLF, so each of them starts a new data line.
+    lines.extend(f"data: {line}" for line in _LINE_BREAK.split(data))
     return ("\n".join(lines) + "\n\n").encode("utf-8")
 
 

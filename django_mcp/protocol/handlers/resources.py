@@ -40,7 +40,7 @@ async def subscribe(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) 
     """Legacy ``resources/subscribe``: later ``notifications/resources/updated`` go to the session."""
     if ctx.session is None:
         raise McpError("resources/subscribe needs a session")
-    if not dispatcher.backend.can_subscribe(params.uri, ctx):
+    if not await dispatcher.backend.can_subscribe(params.uri, ctx):
         raise InvalidParams(f"Unknown resource: {params.uri}", {"uri": params.uri})
     await ctx.session.subscribe(params.uri)
     return {}

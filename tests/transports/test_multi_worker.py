@@ -1,0 +1,561 @@
+"""
+Two daphne workers, one client, no sticky routing.
+
+Both workers run on the ``services`` environment: one PostgreSQL database (legacy session state)
+and one Redis-backed channel layer (``channels_redis``), which carries everything that has to
+cross processes: answers to server→client requests, subscription changes, list-changed and
+resource-updated notifications. A third process — ``python -c`` with the same environment —
+publishes notifications the way application code would (``django_mcp.notifications``), which
+proves that nothing depends on the publisher being one of the workers.
+
+Everything is raw HTTP with the standard library (``http.client``) and a small incremental SSE
+parser, so the tests see exactly what goes over the wire. Every socket has a timeout and every
+wait a deadline; the workers send SSE keep-alive comments every 2 s so the deadlines are checked
+often.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from tests.live import ROOT, LiveServer, server_env
+
+
+SOCKET_TIMEOUT = 15.0
+WAIT = 15.0
+LEGACY = "2025-11-25"
+MODERN = "2026-07-28"
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+JSON = "application/json"
+SSE = "text/event-stream"
+POST_HEADERS = {"Content-Type": JSON, "Accept": f"{JSON}, {SSE}"}
+
+
+# --- fixtures ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Workers:
+    a: LiveServer
+    b: LiveServer
+    env: Mapping[str, str]
+
+
+@pytest.fixture(scope="module")
+def workers(services: Mapping[str, str]) -> Iterator[Workers]:
+    """Two daphne processes on the same PostgreSQL database and Redis channel layer."""
+    env = {**services, "MCP_TEST_KEEPALIVE": "2"}
+    with LiveServer(env=env, name="worker-a") as a, LiveServer(env=env, name="worker-b") as b:
+        yield Workers(a, b, env)
+
+
+@pytest.fixture
+def logs(workers: Workers) -> Iterator[None]:
+    """Print where the worker logs are, so a failing test shows them."""
+    print(f"worker A: {workers.a.url} log {workers.a.log_path}")
+    print(f"worker B: {workers.b.url} log {workers.b.log_path}")
+    yield
+
+
+# --- raw HTTP and SSE --------------------------------------------------------------------------
+
+
+class SSEStream:
+    """An open ``text/event-stream`` response, read one event at a time."""
+
+    def __init__(self, connection: http.client.HTTPConnection, response: http.client.HTTPResponse) -> None:
+        self.connection = connection
+        self.response = response
+        self.comments = 0
+
+    def next_event(self, deadline: float, *, idle: bool = False) -> dict[str, str] | None:
+        """
+        The next event (``data``, ``id``, ``event``), or None when the stream ends. With ``idle``,
+        a keep-alive comment counts as an empty event, so callers regain control every 2 s.
+        """
+        fields: dict[str, list[str]] = {}
+        while True:
+            if time.monotonic() > deadline:
+                raise AssertionError("timed out waiting for an SSE event")
+            # HTTPResponse.readline() undoes the chunked transfer coding (resp.fp would not).
+            raw = self.response.readline()
+            if not raw:
+                return None
+            line = raw.decode("utf-8").rstrip("\r\n")
+            if not line:
+                if fields or idle:
+                    return {name: "\n".join(values) for name, values in fields.items()}
+                continue
+            if line.startswith(":"):
+                self.comments += 1
+                continue
+            name, _, value = line.partition(":")
+            fields.setdefault(name, []).append(value[1:] if value.startswith(" ") else value)
+
+    def next_message(self, timeout: float = WAIT) -> dict[str, Any]:
+        """The next JSON-RPC message (events without data, e.g. priming events, are skipped)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            event = self.next_event(deadline)
+            if event is None:
+                raise AssertionError("the SSE stream ended before the expected message")
+            if event.get("data"):
+                return json.loads(event["data"])
+
+    def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = WAIT) -> tuple[
+            dict[str, Any], list[dict[str, Any]]]:
+        """Read until a message matches; returns it and the messages skipped on the way."""
+        deadline = time.monotonic() + timeout
+        skipped = []
+        while True:
+            message = self.next_message(max(0.0, deadline - time.monotonic()))
+            if predicate(message):
+                return message, skipped
+            skipped.append(message)
+
+    def collect(self, seconds: float) -> tuple[list[dict[str, Any]], bool]:
+        """
+        Every message that arrives within ``seconds`` (keep-alive comments, every 2 s, bound the
+        overshoot) and whether the stream ended meanwhile.
+        """
+        deadline = time.monotonic() + seconds
+        messages = []
+        while time.monotonic() < deadline:
+            event = self.next_event(deadline + SOCKET_TIMEOUT, idle=True)
+            if event is None:
+                return messages, True
+            if event.get("data"):
+                messages.append(json.loads(event["data"]))
+        return messages, False
+
+    def read_to_end(self, timeout: float = WAIT) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + timeout
+        messages = []
+        while (event := self.next_event(deadline)) is not None:
+            if event.get("data"):
+                messages.append(json.loads(event["data"]))
+        return messages
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+@dataclass
+class Reply:
+    status: int
+    headers: dict[str, str]
+    body: Any = None
+    stream: SSEStream | None = None
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "").split(";")[0].strip()
+
+
+def request(server: LiveServer, method: str, message: Any = None, headers: Mapping[str, str] | None = None) -> Reply:
+    """
+    One HTTP request. A JSON body is read and decoded; an SSE response is handed back open
+    (``reply.stream``) for the caller to read and close.
+    """
+    connection = http.client.HTTPConnection(server.host, server.port, timeout=SOCKET_TIMEOUT)
+    body = None if message is None else json.dumps(message)
+    all_headers = {**(POST_HEADERS if method == "POST" else {}), **(headers or {})}
+    connection.request(method, "/mcp", body=body, headers=all_headers)
+    response = connection.getresponse()
+    reply = Reply(response.status, {name.lower(): value for name, value in response.getheaders()})
+    if reply.content_type == SSE:
+        reply.stream = SSEStream(connection, response)
+        return reply
+    raw = response.read()
+    connection.close()
+    if raw and reply.content_type == JSON:
+        reply.body = json.loads(raw)
+    return reply
+
+
+def call(server: LiveServer, message: dict[str, Any], headers: Mapping[str, str]) -> dict[str, Any]:
+    """POST a request and return its JSON-RPC response, whether it came as JSON or over SSE."""
+    reply = request(server, "POST", message, headers)
+    assert reply.status == 200, (reply.status, reply.body)
+    if reply.stream is None:
+        return reply.body
+    try:
+        response, _ = reply.stream.wait_for(lambda m: m.get("id") == message["id"] and "method" not in m)
+        return response
+    finally:
+        reply.stream.close()
+
+
+@dataclass
+class LegacySession:
+    """A 2025-11-25 session (digest §2.3): ``initialize`` once, then ``Mcp-Session-Id`` everywhere."""
+
+    id: str
+    capabilities: dict[str, Any]
+    next_id: Iterator[int] = field(default_factory=lambda: iter(range(2, 10**6)))
+
+    @classmethod
+    def start(cls, server: LiveServer, *, initialized_on: LiveServer | None = None,
+              client_capabilities: dict[str, Any] | None = None) -> LegacySession:
+        reply = request(server, "POST", {
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": LEGACY, "capabilities": client_capabilities or {},
+                       "clientInfo": {"name": "multi-worker-test", "version": "1.0"}},
+        })
+        assert reply.status == 200, (reply.status, reply.body)
+        assert reply.body["result"]["protocolVersion"] == LEGACY
+        session_id = reply.headers.get("mcp-session-id")
+        assert session_id, reply.headers
+        session = cls(session_id, reply.body["result"]["capabilities"])
+        initialized = request(initialized_on or server, "POST",
+                              {"jsonrpc": "2.0", "method": "notifications/initialized"}, session.headers())
+        assert initialized.status == 202, (initialized.status, initialized.body)
+        return session
+
+    def headers(self) -> dict[str, str]:
+        return {"Mcp-Session-Id": self.id, "MCP-Protocol-Version": LEGACY}
+
+    def message(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self.next_id), "method": method}
+        if params is not None:
+            message["params"] = params
+        return message
+
+    def call(self, server: LiveServer, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        return call(server, self.message(method, params), self.headers())
+
+    def open_get_stream(self, server: LiveServer) -> SSEStream:
+        """The standalone GET stream (digest §2.3); returns once the server has answered with SSE."""
+        reply = request(server, "GET", headers={"Accept": SSE, **self.headers()})
+        assert reply.status == 200 and reply.stream is not None, (reply.status, reply.body)
+        return reply.stream
+
+
+def modern_call(server: LiveServer, request_id: Any, method: str, params: dict[str, Any]) -> Reply:
+    """A stateless 2026-07-28 request with its envelope and mirrored headers (digest §2.4)."""
+    meta = {"io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "multi-worker-test", "version": "1.0"}}
+    headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method}
+    if method in ("tools/call", "prompts/get"):
+        headers["Mcp-Name"] = params["name"]
+    message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": meta}}
+    return request(server, "POST", message, headers)
+
+
+def publish_from_third_process(env: Mapping[str, str], *statements: str) -> None:
+    """Run ``django.setup()`` and then ``statements`` in a fresh interpreter on the same services."""
+    code = "; ".join(["import django", "django.setup()", *statements])
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=server_env(env), timeout=60,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert result.returncode == 0, result.stdout
+
+
+def tool_text(response: dict[str, Any]) -> str:
+    assert "result" in response, response
+    return "".join(block["text"] for block in response["result"]["content"] if block["type"] == "text")
+
+
+def require_tool(names: set[str], name: str) -> None:
+    if name not in names:
+        pytest.skip(f"tool {name!r} (tests/conformance_app) is not registered on the server")
+
+
+# --- (a) one session, any worker ---------------------------------------------------------------
+
+
+def test_legacy_session_is_served_by_any_worker(workers: Workers, logs: None) -> None:
+    """
+    Sessions (digest §2.3): the client echoes ``Mcp-Session-Id`` on every request, so with state in
+    the shared store a session started on worker A is served by worker B. After DELETE, requests
+    naming the session MUST get 404 — on every worker, not just the one that deleted it.
+    """
+    a, b = workers.a, workers.b
+    session = LegacySession.start(a, initialized_on=b)
+
+    tools = session.call(b, "tools/list")
+    assert {"echo", "add_numbers", "ask_name"} <= {tool["name"] for tool in tools["result"]["tools"]}
+    echoed = session.call(b, "tools/call", {"name": "echo", "arguments": {"text": "cross", "times": 2}})
+    assert tool_text(echoed) == "cross cross"
+    assert echoed["result"]["isError"] is False
+    read = session.call(a, "resources/read", {"uri": "memo://greeting"})
+    assert read["result"]["contents"][0]["text"] == "Hello from the test app."
+
+    deleted = request(b, "DELETE", headers=session.headers())
+    assert 200 <= deleted.status < 300, (deleted.status, deleted.body)
+
+    for server in (a, b):
+        after = request(server, "POST", session.message("tools/list"), session.headers())
+        assert after.status == 404, (server.name, after.status, after.body)
+        get = request(server, "GET", headers={"Accept": SSE, **session.headers()})
+        if get.stream is not None:
+            get.stream.close()
+        assert get.status == 404, (server.name, get.status)
+
+
+def test_delete_on_b_ends_the_get_stream_on_a(workers: Workers, logs: None) -> None:
+    """
+    Session termination (digest §2.3): once a session is deleted its GET stream has nothing left
+    to carry; django_mcp ends it on whichever worker holds it (the DELETE on worker B reaches the
+    stream on worker A over the channel layer) instead of leaving a dead stream open.
+    """
+    session = LegacySession.start(workers.a)
+    stream = session.open_get_stream(workers.a)
+    try:
+        deleted = request(workers.b, "DELETE", headers=session.headers())
+        assert 200 <= deleted.status < 300, (deleted.status, deleted.body)
+        assert stream.read_to_end() == []
+    finally:
+        stream.close()
+
+
+# --- (b) list_changed across workers -----------------------------------------------------------
+
+
+def test_get_stream_on_a_receives_list_changed_triggered_on_b(workers: Workers, logs: None) -> None:
+    """
+    List-changed notifications (digest §2.3, §4.1): unsolicited notifications go on the session's
+    GET stream; a tool run on worker B announcing a change reaches the stream held by worker A.
+    """
+    a, b = workers.a, workers.b
+    session = LegacySession.start(a)
+    require_tool({tool["name"] for tool in session.call(b, "tools/list")["result"]["tools"]},
+                 "test_trigger_tool_change")
+    stream = session.open_get_stream(a)
+    try:
+        response = session.call(b, "tools/call", {"name": "test_trigger_tool_change", "arguments": {}})
+        assert response["result"]["isError"] is False
+        message = stream.next_message()
+        assert message["method"] == "notifications/tools/list_changed", message
+        assert "id" not in message
+    finally:
+        stream.close()
+
+
+def test_get_stream_on_a_receives_list_changed_from_a_third_process(workers: Workers, logs: None) -> None:
+    """
+    List-changed notifications (digest §2.3): ``notify_list_changed`` called in any process on the
+    same channel layer — here neither worker — reaches the session's GET stream on worker A.
+    """
+    session = LegacySession.start(workers.a, initialized_on=workers.b)
+    assert session.capabilities["prompts"].get("listChanged") is True
+    stream = session.open_get_stream(workers.a)
+    try:
+        publish_from_third_process(workers.env, "from django_mcp.notifications import notify_list_changed",
+                                   "notify_list_changed('prompts')")
+        message = stream.next_message()
+        assert message["method"] == "notifications/prompts/list_changed", message
+    finally:
+        stream.close()
+
+
+# --- (c) a server→client request answered through the other worker -----------------------------
+
+
+def test_elicitation_answer_posted_to_b_resumes_the_request_on_a(workers: Workers, logs: None) -> None:
+    """
+    Server→client requests (digest §2.3, §4.11): ``elicitation/create`` rides the SSE stream of the
+    POST that caused it (worker A); the client answers with a separate POST of the JSON-RPC
+    response — here to worker B, which MUST accept it with 202 — and the original stream on A
+    then carries the tool's final result.
+    """
+    a, b = workers.a, workers.b
+    session = LegacySession.start(a, client_capabilities={"elicitation": {}})
+    call_message = session.message("tools/call", {"name": "ask_name", "arguments": {}})
+    reply = request(a, "POST", call_message, session.headers())
+    assert reply.status == 200 and reply.stream is not None, (reply.status, reply.content_type, reply.body)
+    stream = reply.stream
+    try:
+        elicit, skipped = stream.wait_for(lambda m: "method" in m and "id" in m)
+        assert elicit["method"] == "elicitation/create", elicit
+        assert elicit["params"]["message"] == "What is your name?"
+        assert elicit["params"]["requestedSchema"]["required"] == ["name"]
+        assert all("id" not in m or m["id"] != call_message["id"] for m in skipped)
+
+        answer = {"jsonrpc": "2.0", "id": elicit["id"], "result": {"action": "accept", "content": {"name": "Grace"}}}
+        accepted = request(b, "POST", answer, session.headers())
+        assert accepted.status == 202, (accepted.status, accepted.body)
+
+        final, _ = stream.wait_for(lambda m: m.get("id") == call_message["id"])
+        assert tool_text(final) == "Hello, Grace!"
+        assert final["result"]["isError"] is False
+        # The stream SHOULD end after the response (digest §2.3).
+        assert stream.read_to_end() == []
+    finally:
+        stream.close()
+
+
+def test_cancellation_posted_to_b_stops_the_request_on_a(workers: Workers, logs: None) -> None:
+    """
+    Cancellation (digest §4.9): ``notifications/cancelled`` (202) names a request in flight; the
+    receiver SHOULD stop the work and not respond. The request runs on worker A and reports
+    progress on its SSE stream (digest §4.8); the cancellation is POSTed to worker B. Progress
+    then stops and no response for the request arrives.
+    """
+    a, b = workers.a, workers.b
+    session = LegacySession.start(a)
+    call_message = session.message("tools/call", {"name": "slow_steps", "arguments": {"steps": 60, "delay": 0.1},
+                                                  "_meta": {"progressToken": "cancel-me"}})
+    reply = request(a, "POST", call_message, session.headers())
+    assert reply.status == 200 and reply.stream is not None, (reply.status, reply.content_type, reply.body)
+    stream = reply.stream
+    try:
+        for expected in (1, 2):
+            progress = stream.next_message()
+            assert progress["method"] == "notifications/progress", progress
+            assert progress["params"]["progressToken"] == "cancel-me"
+            assert progress["params"]["progress"] == expected
+        cancelled = request(b, "POST", {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                        "params": {"requestId": call_message["id"], "reason": "test"}},
+                            session.headers())
+        assert cancelled.status == 202, (cancelled.status, cancelled.body)
+        # Uncancelled, ~40 more progress notifications and the result would arrive in 4 s.
+        late, _ = stream.collect(4.0)
+        assert not any(m.get("id") == call_message["id"] for m in late), late
+        assert len(late) <= 2, f"the request kept running after the cancellation: {late}"
+    finally:
+        stream.close()
+
+
+# --- (d) resource subscriptions across workers and processes -----------------------------------
+
+
+def test_subscription_made_on_b_reaches_get_stream_on_a(workers: Workers, logs: None) -> None:
+    """
+    Legacy resource subscriptions (digest §4.2): after ``resources/subscribe`` (here on worker B)
+    the server sends ``notifications/resources/updated`` on the session's GET stream (here held by
+    worker A) when that resource changes — announced by a third process. Updates of URIs the
+    session did not subscribe to are not sent.
+    """
+    a, b = workers.a, workers.b
+    session = LegacySession.start(a)
+    assert session.capabilities["resources"].get("subscribe") is True
+    stream = session.open_get_stream(a)
+    try:
+        subscribed = session.call(b, "resources/subscribe", {"uri": "memo://greeting"})
+        assert subscribed.get("result") == {}, subscribed
+        publish_from_third_process(
+            workers.env,
+            "from django_mcp.notifications import notify_resource_updated",
+            "notify_resource_updated('memo://items/1')",
+            "notify_resource_updated('memo://greeting')",
+        )
+        message = stream.next_message()
+        assert message["method"] == "notifications/resources/updated", message
+        assert message["params"]["uri"] == "memo://greeting"
+    finally:
+        stream.close()
+
+
+def test_subscription_is_restored_on_a_get_stream_opened_later(workers: Workers, logs: None) -> None:
+    """
+    Legacy resource subscriptions (digest §4.2) belong to the session, not to a connection: a
+    subscription made on worker B before any GET stream exists still applies to the stream the
+    client opens afterwards on worker A.
+    """
+    a, b = workers.a, workers.b
+    session = LegacySession.start(b)
+    subscribed = session.call(b, "resources/subscribe", {"uri": "memo://items/42"})
+    assert subscribed.get("result") == {}, subscribed
+    stream = session.open_get_stream(a)
+    try:
+        publish_from_third_process(workers.env, "from django_mcp.notifications import notify_resource_updated",
+                                   "notify_resource_updated('memo://items/42')")
+        message = stream.next_message()
+        assert message["method"] == "notifications/resources/updated", message
+        assert message["params"]["uri"] == "memo://items/42"
+    finally:
+        stream.close()
+
+
+# --- (e) 2026-07-28 subscriptions/listen across workers ----------------------------------------
+
+
+def _open_listen(server: LiveServer, listen_id: str, notifications: dict[str, Any]) -> SSEStream:
+    reply = modern_call(server, listen_id, "subscriptions/listen", {"notifications": notifications})
+    assert reply.status == 200 and reply.stream is not None, (reply.status, reply.content_type, reply.body)
+    assert reply.headers.get("x-accel-buffering") == "no"
+    return reply.stream
+
+
+def test_listen_stream_on_a_receives_list_changed_published_elsewhere(workers: Workers, logs: None) -> None:
+    """
+    ``subscriptions/listen`` (digest §4.14): the first message is
+    ``notifications/subscriptions/acknowledged`` with the honoured filter and
+    ``_meta["io.modelcontextprotocol/subscriptionId"]`` = the listen request's id; every later
+    notification carries the same tag; types the client did not request are never sent. The
+    changes come from worker B (right after the ack) and from a third process.
+    """
+    a, b = workers.a, workers.b
+    listed = modern_call(b, 1, "tools/list", {})
+    assert listed.status == 200 and listed.body is not None, (listed.status, listed.content_type)
+    require_tool({tool["name"] for tool in listed.body["result"]["tools"]}, "test_trigger_tool_change")
+    listen_id = f"listen-{uuid.uuid4().hex[:8]}"
+    stream = _open_listen(a, listen_id, {"toolsListChanged": True})
+    try:
+        ack = stream.next_message()
+        assert ack["method"] == "notifications/subscriptions/acknowledged", ack
+        assert "id" not in ack
+        assert ack["params"]["_meta"][SUBSCRIPTION_ID] == listen_id
+        assert ack["params"]["notifications"] == {"toolsListChanged": True}
+
+        # From worker B, immediately after the ack: the subscription must already be in place.
+        triggered = modern_call(b, 7, "tools/call", {"name": "test_trigger_tool_change", "arguments": {}})
+        if triggered.stream is not None:
+            triggered.body = triggered.stream.read_to_end()[-1]
+            triggered.stream.close()
+        assert triggered.status == 200, (triggered.status, triggered.body)
+        assert triggered.body["result"]["isError"] is False, triggered.body
+        message = stream.next_message()
+        assert message["method"] == "notifications/tools/list_changed", message
+        assert message["params"]["_meta"][SUBSCRIPTION_ID] == listen_id
+
+        # From a third process; the prompts change was not asked for and must not be delivered.
+        publish_from_third_process(
+            workers.env,
+            "from django_mcp.notifications import notify_list_changed",
+            "notify_list_changed('prompts')",
+            "notify_list_changed('tools')",
+        )
+        message = stream.next_message()
+        assert message["method"] == "notifications/tools/list_changed", message
+        assert message["params"]["_meta"][SUBSCRIPTION_ID] == listen_id
+    finally:
+        stream.close()
+
+
+def test_listen_stream_on_a_receives_resource_updates_from_a_third_process(workers: Workers, logs: None) -> None:
+    """
+    ``subscriptions/listen`` with ``resourceSubscriptions`` (digest §4.14) replaces
+    ``resources/subscribe`` in 2026-07-28: updates of the listed URIs arrive tagged with the
+    subscription id; other URIs are not sent.
+    """
+    listen_id = f"listen-{uuid.uuid4().hex[:8]}"
+    stream = _open_listen(workers.a, listen_id, {"resourceSubscriptions": ["memo://greeting"]})
+    try:
+        ack = stream.next_message()
+        assert ack["method"] == "notifications/subscriptions/acknowledged", ack
+        assert ack["params"]["_meta"][SUBSCRIPTION_ID] == listen_id
+        assert ack["params"]["notifications"] == {"resourceSubscriptions": ["memo://greeting"]}
+        publish_from_third_process(
+            workers.env,
+            "from django_mcp.notifications import notify_resource_updated",
+            "notify_resource_updated('memo://items/1')",
+            "notify_resource_updated('memo://greeting')",
+        )
+        message = stream.next_message()
+        assert message["method"] == "notifications/resources/updated", message
+        assert message["params"]["uri"] == "memo://greeting"
+        assert message["params"]["_meta"][SUBSCRIPTION_ID] == listen_id
+    finally:
+        stream.close()
