@@ -44,10 +44,16 @@ DEFAULTS: dict[str, Any] = {
     "CLIENT_REQUEST_TIMEOUT_SECONDS": 300.0,
     # Pluggable pieces, as import strings.
     "SESSION_STORE": "django_mcp.sessions.DatabaseSessionStore",
+    # Stores events of legacy SSE streams for Last-Event-ID resumption; None turns that off.
+    "EVENT_STORE": "django_mcp.events.DatabaseEventStore",
+    # Stored events older than this are removed by `manage.py mcp_clearsessions`.
+    "EVENT_RETENTION_SECONDS": 3600,
+    # The reconnection delay announced to clients on resumable streams (SSE `retry:`).
+    "SSE_RETRY_MILLISECONDS": 1000,
     "SITE": "django_mcp.registry.site",
 }
 
-IMPORT_STRINGS = {"SESSION_STORE", "SITE"}
+IMPORT_STRINGS = {"SESSION_STORE", "EVENT_STORE", "SITE"}
 
 
 class McpSettings:

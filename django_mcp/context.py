@@ -93,6 +93,16 @@ class Context:
     async def error(self, data: Any, logger: str | None = None) -> None:
         await self.log("error", data, logger)
 
+    async def close_sse_stream(self) -> None:
+        """
+        End the HTTP connection of this request's SSE stream while the work goes on (2025-11-25
+        polling, SEP-1699): the client reconnects with ``Last-Event-ID`` and receives the rest.
+        Useful before long waits behind proxies that cut idle connections. Does nothing where the
+        stream is not resumable (other revisions, stdio, JSON answers).
+        """
+        if self.request.close_stream is not None:
+            await self.request.close_stream()
+
     async def request_input(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
         """
         Ask several questions at once: ``{key: {"method": ..., "params": ...}}`` with methods

@@ -28,3 +28,28 @@ class McpSession(models.Model):
 
     def __str__(self) -> str:
         return f"{self.id[:8]}… ({self.protocol_version})"
+
+
+class McpEvent(models.Model):
+    """
+    One event of a legacy session's POST SSE stream, kept so a client whose connection dropped
+    can resume with ``Last-Event-ID`` on any worker (digest §2.3, resumability). Event ids are
+    ``<stream id>.<sequence>``, so an id names its stream, as 2025-11-25 recommends.
+    """
+
+    session = models.ForeignKey(McpSession, on_delete=models.CASCADE, related_name="events")
+    stream_id = models.CharField(_("stream id"), max_length=32)
+    seq = models.PositiveIntegerField(_("sequence"))
+    # None for the priming event (sequence 0), which opens the stream and carries no message.
+    message = models.JSONField(_("message"), null=True)
+    final = models.BooleanField(_("ends the stream"), default=False)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True, db_index=True)
+
+    class Meta:
+        verbose_name = _("MCP stream event")
+        verbose_name_plural = _("MCP stream events")
+        ordering = ["stream_id", "seq"]
+        constraints = [models.UniqueConstraint(fields=["stream_id", "seq"], name="django_mcp_event_stream_seq")]
+
+    def __str__(self) -> str:
+        return f"{self.stream_id}.{self.seq}"

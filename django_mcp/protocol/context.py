@@ -56,6 +56,7 @@ class RequestContext:
     send_message: SendMessage | None = None
     send_request: SendRequest | None = None
     listen: Listen | None = None
+    close_stream: Callable[[], Awaitable[None]] | None = None
     input_answers: dict[str, Any] = field(default_factory=dict)
     transport: str = "http"
     extra: dict[str, Any] = field(default_factory=dict)

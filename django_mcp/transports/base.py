@@ -52,6 +52,7 @@ class HttpStreamConsumer(AsyncConsumer):
         self.body = bytearray()
         self.body_done = False
         self.response_started = False
+        self.response_ended = False
         self.sse_started = False
         self.disconnected = False
         self.finished = asyncio.Event()
@@ -122,9 +123,11 @@ class HttpStreamConsumer(AsyncConsumer):
     # Responses --------------------------------------------------------------------------------
 
     async def _send(self, message: dict[str, Any]) -> None:
-        if self.disconnected:
+        if self.disconnected or self.response_ended:
             return
         async with self._send_lock:
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                self.response_ended = True
             await self.base_send(message)
 
     async def send_response(self, status: int, body: bytes = b"", headers: list[tuple[bytes, bytes]] | None = None,
@@ -216,6 +219,7 @@ class HttpStreamConsumer(AsyncConsumer):
             task.cancel()
         if self._reader is not None:
             self._reader.cancel()
+            self._reader = None
         if self.channel_layer is not None and self.channel_name is not None:
             for group in list(self.groups):
                 try:
@@ -223,3 +227,5 @@ class HttpStreamConsumer(AsyncConsumer):
                 except Exception:
                     logger.warning("Could not leave channel group %s", group, exc_info=True)
             self.groups.clear()
+        # A request that outlives its connection (resumable streams) may join again later.
+        self.channel_name = None

@@ -23,6 +23,7 @@ from ..state import SignedStateCodec
 from . import constants, headers as mirrored_headers, sse
 from .base import HttpStreamConsumer
 from .legacy import LegacySessionMixin
+from .resumable import ResumableStreamMixin
 from .security import accepts, host_is_allowed, media_types, origin_is_allowed
 from .status import status_for_error
 
@@ -32,7 +33,7 @@ logger = logging.getLogger("django_mcp.transports")
 ALLOW = [(b"allow", b"GET, POST, DELETE")]
 
 
-class McpHttpConsumer(LegacySessionMixin, HttpStreamConsumer):
+class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsumer):
     """
     The MCP endpoint as a Channels consumer. Mount it with :func:`django_mcp.asgi.application`, or
     in your own router as ``McpHttpConsumer.as_asgi()`` (``site=`` picks another :class:`McpSite`).
@@ -184,7 +185,10 @@ class McpHttpConsumer(LegacySessionMixin, HttpStreamConsumer):
 
     async def stream_message(self, message: dict[str, Any]) -> None:
         """Send a request-scoped message, turning the response into an SSE stream if need be."""
-        if self.disconnected or self.finished.is_set() and not self.sse_started:
+        if self.resumable:
+            await self.emit_resumable(message)
+            return
+        if self.connection_gone:
             return
         if not self.sse_started:
             await self.start_sse(self.response_headers())
@@ -204,7 +208,11 @@ class McpHttpConsumer(LegacySessionMixin, HttpStreamConsumer):
                     task.cancel()
                 raise
             responses = []
-        if self.disconnected:
+        if self.resumable and len(responses) == 1 and (self.sse_started or self.connection_gone):
+            await self.emit_resumable(responses[0], final=True)
+            await self.end_sse()
+            return
+        if self.connection_gone:
             return
         if not responses:
             # Cancelled by notifications/cancelled: no response is sent (digest §4.9), but the

@@ -102,8 +102,9 @@ class LegacySessionMixin:
             await self.accept_non_request(session, message)
             await self.send_response(202)
             return
+        self.make_resumable(session)
         task = self.start_request(session, message)
-        self.spawn(self.respond([task], Era.LEGACY))
+        self.spawn_responder(self.respond([task], Era.LEGACY))
 
     async def handle_legacy_batch(self, batch: list[Any]) -> None:
         """2025-03-26 only: a batch of requests and notifications, or of responses (digest §1)."""
@@ -153,6 +154,7 @@ class LegacySessionMixin:
             client_capabilities=session.client_capabilities, client_info=session.client_info, user=self.user,
             session=session, request_id=message["id"], progress_token=meta.get("progressToken"),
             log_level=session.log_level, send_message=self.stream_message, send_request=self.send_client_request,
+            close_stream=self.close_stream if self.resumable else None,
         )
         task = asyncio.ensure_future(self.dispatcher().handle_request(message, ctx))
         slot = (session.id, key(message["id"]))
@@ -205,6 +207,10 @@ class LegacySessionMixin:
             return
         session = await self.load_session()
         if session is None:
+            return
+        last_event_id = self.headers.get(constants.LAST_EVENT_ID)
+        if last_event_id:
+            await self.resume_stream(session, last_event_id)
             return
         self.session_stream = True
         await self.join(session_group(session.id))

@@ -227,8 +227,9 @@ def json_schema_2020_12_tool(**arguments: Any) -> str:
 # --- Transport --------------------------------------------------------------------------------
 
 @tool(name="test_reconnection",
-      description="Takes about half a second, so the transport can close and resume the SSE stream (SEP-1699).")
-async def reconnection() -> str:
+      description="Closes its SSE stream mid-call; the result arrives after the client reconnects (SEP-1699).")
+async def reconnection(ctx: Context) -> str:
+    await ctx.close_sse_stream()
     await asyncio.sleep(0.5)
     return "Reconnection test completed successfully"
 

@@ -16,29 +16,22 @@ often.
 
 from __future__ import annotations
 
-import http.client
-import json
 import subprocess
-import sys
 import time
+import sys
 import uuid
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from tests.live import ROOT, LiveServer, server_env
+from tests.transports.sse_client import SSE, LegacySession, Reply, SSEStream, request
 
 
-SOCKET_TIMEOUT = 15.0
-WAIT = 15.0
-LEGACY = "2025-11-25"
 MODERN = "2026-07-28"
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
-JSON = "application/json"
-SSE = "text/event-stream"
-POST_HEADERS = {"Content-Type": JSON, "Accept": f"{JSON}, {SSE}"}
 
 
 # --- fixtures ----------------------------------------------------------------------------------
@@ -65,180 +58,6 @@ def logs(workers: Workers) -> Iterator[None]:
     print(f"worker A: {workers.a.url} log {workers.a.log_path}")
     print(f"worker B: {workers.b.url} log {workers.b.log_path}")
     yield
-
-
-# --- raw HTTP and SSE --------------------------------------------------------------------------
-
-
-class SSEStream:
-    """An open ``text/event-stream`` response, read one event at a time."""
-
-    def __init__(self, connection: http.client.HTTPConnection, response: http.client.HTTPResponse) -> None:
-        self.connection = connection
-        self.response = response
-        self.comments = 0
-
-    def next_event(self, deadline: float, *, idle: bool = False) -> dict[str, str] | None:
-        """
-        The next event (``data``, ``id``, ``event``), or None when the stream ends. With ``idle``,
-        a keep-alive comment counts as an empty event, so callers regain control every 2 s.
-        """
-        fields: dict[str, list[str]] = {}
-        while True:
-            if time.monotonic() > deadline:
-                raise AssertionError("timed out waiting for an SSE event")
-            # HTTPResponse.readline() undoes the chunked transfer coding (resp.fp would not).
-            raw = self.response.readline()
-            if not raw:
-                return None
-            line = raw.decode("utf-8").rstrip("\r\n")
-            if not line:
-                if fields or idle:
-                    return {name: "\n".join(values) for name, values in fields.items()}
-                continue
-            if line.startswith(":"):
-                self.comments += 1
-                continue
-            name, _, value = line.partition(":")
-            fields.setdefault(name, []).append(value[1:] if value.startswith(" ") else value)
-
-    def next_message(self, timeout: float = WAIT) -> dict[str, Any]:
-        """The next JSON-RPC message (events without data, e.g. priming events, are skipped)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            event = self.next_event(deadline)
-            if event is None:
-                raise AssertionError("the SSE stream ended before the expected message")
-            if event.get("data"):
-                return json.loads(event["data"])
-
-    def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = WAIT) -> tuple[
-            dict[str, Any], list[dict[str, Any]]]:
-        """Read until a message matches; returns it and the messages skipped on the way."""
-        deadline = time.monotonic() + timeout
-        skipped = []
-        while True:
-            message = self.next_message(max(0.0, deadline - time.monotonic()))
-            if predicate(message):
-                return message, skipped
-            skipped.append(message)
-
-    def collect(self, seconds: float) -> tuple[list[dict[str, Any]], bool]:
-        """
-        Every message that arrives within ``seconds`` (keep-alive comments, every 2 s, bound the
-        overshoot) and whether the stream ended meanwhile.
-        """
-        deadline = time.monotonic() + seconds
-        messages = []
-        while time.monotonic() < deadline:
-            event = self.next_event(deadline + SOCKET_TIMEOUT, idle=True)
-            if event is None:
-                return messages, True
-            if event.get("data"):
-                messages.append(json.loads(event["data"]))
-        return messages, False
-
-    def read_to_end(self, timeout: float = WAIT) -> list[dict[str, Any]]:
-        deadline = time.monotonic() + timeout
-        messages = []
-        while (event := self.next_event(deadline)) is not None:
-            if event.get("data"):
-                messages.append(json.loads(event["data"]))
-        return messages
-
-    def close(self) -> None:
-        self.connection.close()
-
-
-@dataclass
-class Reply:
-    status: int
-    headers: dict[str, str]
-    body: Any = None
-    stream: SSEStream | None = None
-
-    @property
-    def content_type(self) -> str:
-        return self.headers.get("content-type", "").split(";")[0].strip()
-
-
-def request(server: LiveServer, method: str, message: Any = None, headers: Mapping[str, str] | None = None) -> Reply:
-    """
-    One HTTP request. A JSON body is read and decoded; an SSE response is handed back open
-    (``reply.stream``) for the caller to read and close.
-    """
-    connection = http.client.HTTPConnection(server.host, server.port, timeout=SOCKET_TIMEOUT)
-    body = None if message is None else json.dumps(message)
-    all_headers = {**(POST_HEADERS if method == "POST" else {}), **(headers or {})}
-    connection.request(method, "/mcp", body=body, headers=all_headers)
-    response = connection.getresponse()
-    reply = Reply(response.status, {name.lower(): value for name, value in response.getheaders()})
-    if reply.content_type == SSE:
-        reply.stream = SSEStream(connection, response)
-        return reply
-    raw = response.read()
-    connection.close()
-    if raw and reply.content_type == JSON:
-        reply.body = json.loads(raw)
-    return reply
-
-
-def call(server: LiveServer, message: dict[str, Any], headers: Mapping[str, str]) -> dict[str, Any]:
-    """POST a request and return its JSON-RPC response, whether it came as JSON or over SSE."""
-    reply = request(server, "POST", message, headers)
-    assert reply.status == 200, (reply.status, reply.body)
-    if reply.stream is None:
-        return reply.body
-    try:
-        response, _ = reply.stream.wait_for(lambda m: m.get("id") == message["id"] and "method" not in m)
-        return response
-    finally:
-        reply.stream.close()
-
-
-@dataclass
-class LegacySession:
-    """A 2025-11-25 session (digest §2.3): ``initialize`` once, then ``Mcp-Session-Id`` everywhere."""
-
-    id: str
-    capabilities: dict[str, Any]
-    next_id: Iterator[int] = field(default_factory=lambda: iter(range(2, 10**6)))
-
-    @classmethod
-    def start(cls, server: LiveServer, *, initialized_on: LiveServer | None = None,
-              client_capabilities: dict[str, Any] | None = None) -> LegacySession:
-        reply = request(server, "POST", {
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": LEGACY, "capabilities": client_capabilities or {},
-                       "clientInfo": {"name": "multi-worker-test", "version": "1.0"}},
-        })
-        assert reply.status == 200, (reply.status, reply.body)
-        assert reply.body["result"]["protocolVersion"] == LEGACY
-        session_id = reply.headers.get("mcp-session-id")
-        assert session_id, reply.headers
-        session = cls(session_id, reply.body["result"]["capabilities"])
-        initialized = request(initialized_on or server, "POST",
-                              {"jsonrpc": "2.0", "method": "notifications/initialized"}, session.headers())
-        assert initialized.status == 202, (initialized.status, initialized.body)
-        return session
-
-    def headers(self) -> dict[str, str]:
-        return {"Mcp-Session-Id": self.id, "MCP-Protocol-Version": LEGACY}
-
-    def message(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self.next_id), "method": method}
-        if params is not None:
-            message["params"] = params
-        return message
-
-    def call(self, server: LiveServer, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        return call(server, self.message(method, params), self.headers())
-
-    def open_get_stream(self, server: LiveServer) -> SSEStream:
-        """The standalone GET stream (digest §2.3); returns once the server has answered with SSE."""
-        reply = request(server, "GET", headers={"Accept": SSE, **self.headers()})
-        assert reply.status == 200 and reply.stream is not None, (reply.status, reply.body)
-        return reply.stream
 
 
 def modern_call(server: LiveServer, request_id: Any, method: str, params: dict[str, Any]) -> Reply:
@@ -420,9 +239,11 @@ def test_cancellation_posted_to_b_stops_the_request_on_a(workers: Workers, logs:
                             session.headers())
         assert cancelled.status == 202, (cancelled.status, cancelled.body)
         # Uncancelled, ~40 more progress notifications and the result would arrive in 4 s.
-        late, _ = stream.collect(4.0)
+        late, ended = stream.collect(4.0)
         assert not any(m.get("id") == call_message["id"] for m in late), late
         assert len(late) <= 2, f"the request kept running after the cancellation: {late}"
+        # With no response to send, the server still ends the exchange rather than hold it open.
+        assert ended, "the stream of the cancelled request stayed open"
     finally:
         stream.close()
 
@@ -559,3 +380,24 @@ def test_listen_stream_on_a_receives_resource_updates_from_a_third_process(worke
         assert message["params"]["_meta"][SUBSCRIPTION_ID] == listen_id
     finally:
         stream.close()
+
+
+def test_stream_closed_on_a_is_resumed_on_b(workers: Workers, logs: None) -> None:
+    """
+    Resumability across workers (digest §2.3): the call runs on A, whose server closes the stream
+    mid-call; the client reconnects to B with Last-Event-ID and B delivers the result, which A
+    stored and published after the connection ended.
+    """
+    session = LegacySession.start(workers.a)
+    message = session.message("tools/call", {"name": "test_reconnection", "arguments": {}})
+    reply = request(workers.a, "POST", message, session.headers())
+    assert reply.stream is not None
+    priming = reply.stream.next_event(time.monotonic() + 15)
+    assert priming is not None and priming.get("data") == ""
+    reply.stream.close()
+    resumed = request(workers.b, "GET", headers={"Accept": SSE, "Last-Event-ID": priming["id"], **session.headers()})
+    assert resumed.status == 200 and resumed.stream is not None
+    result = resumed.stream.next_message()
+    resumed.stream.close()
+    assert result["id"] == message["id"]
+    assert result["result"]["content"][0]["text"] == "Reconnection test completed successfully"
