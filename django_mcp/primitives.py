@@ -68,3 +68,29 @@ async def is_permitted(permission: Permission, ctx: RequestContext) -> bool:
     if inspect.iscoroutinefunction(permission):
         return bool(await permission(user))
     return bool(await database_sync_to_async(permission)(user))
+
+
+class Primitive:
+    """
+    What every registered tool, resource and prompt carries: the callable (inspected once),
+    display metadata and a permission. Subclasses add their own fields and wire shape.
+    """
+
+    def __init__(self, fn: Callable[..., Any], *, name: str | None, title: str | None, description: str | None,
+                 icons: list[dict[str, Any]] | None, meta: dict[str, Any] | None, permission: Permission) -> None:
+        self.fn = fn
+        self.callable = RegisteredCallable(fn)
+        self.name = name or fn.__name__
+        self.title = title
+        self.description = description or first_line(fn.__doc__)
+        self.icons = icons
+        self.meta = meta
+        self.permission = permission
+
+    def described(self, required: dict[str, Any], **optional: Any) -> dict[str, Any]:
+        """A wire definition: ``required`` fields, then the display fields and ``optional`` ones that are set."""
+        definition = dict(required)
+        fields = {"title": self.title, "description": self.description, **optional, "icons": self.icons,
+                  "_meta": self.meta}
+        definition.update((key, value) for key, value in fields.items() if value is not None)
+        return definition

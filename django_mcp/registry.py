@@ -6,6 +6,7 @@ The site is also the protocol layer's :class:`~django_mcp.protocol.backend.Backe
 filtered by each primitive's permission, and capabilities are advertised only for what exists.
 """
 
+import functools
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -30,7 +31,9 @@ class NotRegistered(KeyError):
     """Nothing of that name or URI is registered."""
 
 
+@functools.cache
 def _package_version() -> str:
+    # Cached: importlib.metadata reads the disk, and serverInfo goes out with every 2026 result.
     try:
         return version("django-mcpkit")
     except PackageNotFoundError:
@@ -51,6 +54,7 @@ class McpSite:
         self._resources: dict[str, Resource] = {}
         self._templates: dict[str, ResourceTemplate] = {}
         self._prompts: dict[str, Prompt] = {}
+        self._capabilities: dict[str, Any] | None = None
 
     # Registration -------------------------------------------------------------------------
 
@@ -60,6 +64,7 @@ class McpSite:
         if tool.name in self._tools:
             raise AlreadyRegistered(f"A tool named {tool.name!r} is already registered.")
         self._tools[tool.name] = tool
+        self._capabilities = None
         return tool
 
     def add_resource(self, fn: Callable[..., Any], uri: str, **options: Any) -> Resource | ResourceTemplate:
@@ -69,12 +74,14 @@ class McpSite:
             if uri in self._templates:
                 raise AlreadyRegistered(f"A resource template {uri!r} is already registered.")
             self._templates[uri] = template
+            self._capabilities = None
             return template
         options.pop("complete", None)
         resource = Resource(fn, uri, **options)
         if uri in self._resources:
             raise AlreadyRegistered(f"A resource {uri!r} is already registered.")
         self._resources[uri] = resource
+        self._capabilities = None
         return resource
 
     def add_prompt(self, fn: Callable[..., Any], **options: Any) -> Prompt:
@@ -83,6 +90,7 @@ class McpSite:
         if prompt.name in self._prompts:
             raise AlreadyRegistered(f"A prompt named {prompt.name!r} is already registered.")
         self._prompts[prompt.name] = prompt
+        self._capabilities = None
         return prompt
 
     def tool(self, first: Any = None, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -117,14 +125,17 @@ class McpSite:
         return decorator
 
     def remove_tool(self, name: str) -> None:
+        self._capabilities = None
         if self._tools.pop(name, None) is None:
             raise NotRegistered(name)
 
     def remove_resource(self, uri: str) -> None:
+        self._capabilities = None
         if self._resources.pop(uri, None) is None and self._templates.pop(uri, None) is None:
             raise NotRegistered(uri)
 
     def remove_prompt(self, name: str) -> None:
+        self._capabilities = None
         if self._prompts.pop(name, None) is None:
             raise NotRegistered(name)
 
@@ -162,6 +173,12 @@ class McpSite:
         return mcp_settings.INSTRUCTIONS
 
     def capabilities(self, ctx: RequestContext) -> dict[str, Any]:
+        # Asked several times per request; depends only on what is registered.
+        if self._capabilities is None:
+            self._capabilities = self._compute_capabilities()
+        return self._capabilities
+
+    def _compute_capabilities(self) -> dict[str, Any]:
         capabilities: dict[str, Any] = {"logging": {}}
         if self._tools:
             capabilities["tools"] = {"listChanged": True}

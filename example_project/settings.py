@@ -60,6 +60,7 @@ DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": os.environ.get("DEMO_SQLITE", str(BASE_DIR / "db.sqlite3")),
+        "CONN_MAX_AGE": 60,
     }
 }
 

@@ -70,6 +70,7 @@ if os.environ.get("MCP_TEST_DATABASE") == "postgres":
             "PORT": "5432",
             "USER": os.environ.get("MCP_TEST_PG_USER", "postgres"),
             "TEST": {"NAME": os.environ.get("MCP_TEST_PG_TEST_NAME", "test_django_mcp")},
+            "CONN_MAX_AGE": 60,
         }
     }
 else:
@@ -79,6 +80,8 @@ else:
             "NAME": os.environ.get("MCP_TEST_SQLITE", str(BASE_DIR / ".tmp" / "tests.sqlite3")),
             # Live daphne servers share one file with the migrate step; wait for locks rather than fail.
             "OPTIONS": {"timeout": 20},
+            # Keep connections across requests: legacy sessions read their row on every POST.
+            "CONN_MAX_AGE": 60,
         }
     }
 

@@ -8,7 +8,7 @@ import mcp_types
 
 from .. import content
 from ..completions import Completer, run_completer
-from ..primitives import Permission, RegisteredCallable, first_line
+from ..primitives import Permission, Primitive
 from ..protocol.context import RequestContext
 from ..protocol.errors import InvalidParams
 
@@ -28,7 +28,7 @@ def assistant(value: Any) -> dict[str, Any]:
     return _message("assistant", value)
 
 
-class Prompt:
+class Prompt(Primitive):
     """
     A prompt built from a function: its parameters are the prompt's arguments (all strings on the
     wire; a default makes one optional), its docstring the description. The function returns text
@@ -40,14 +40,8 @@ class Prompt:
                  meta: dict[str, Any] | None = None, permission: Permission = None,
                  complete: dict[str, Completer] | None = None,
                  argument_descriptions: dict[str, str] | None = None) -> None:
-        self.fn = fn
-        self.callable = RegisteredCallable(fn)
-        self.name = name or fn.__name__
-        self.title = title
-        self.description = description or first_line(fn.__doc__)
-        self.icons = icons
-        self.meta = meta
-        self.permission = permission
+        super().__init__(fn, name=name, title=title, description=description, icons=icons, meta=meta,
+                         permission=permission)
         self.completers = dict(complete or {})
         descriptions = argument_descriptions or {}
         self.arguments: list[dict[str, Any]] = []
@@ -62,14 +56,7 @@ class Prompt:
 
     def definition(self) -> dict[str, Any]:
         """The ``Prompt`` object of ``prompts/list``."""
-        definition: dict[str, Any] = {"name": self.name}
-        for key, value in (("title", self.title), ("description", self.description), ("icons", self.icons),
-                           ("_meta", self.meta)):
-            if value is not None:
-                definition[key] = value
-        if self.arguments:
-            definition["arguments"] = self.arguments
-        return definition
+        return self.described({"name": self.name}, arguments=self.arguments or None)
 
     async def render(self, arguments: dict[str, str], ctx: RequestContext) -> dict[str, Any]:
         """The ``GetPromptResult``; missing required arguments are ``-32602`` (digest §4.3)."""

@@ -13,7 +13,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from pydantic import BaseModel
 
 from ..completions import Completer, run_completer
-from ..primitives import Permission, RegisteredCallable, first_line
+from ..primitives import Permission, Primitive
 from ..protocol.context import RequestContext
 from ..protocol.errors import ResourceNotFound
 from .uri_templates import UriTemplate
@@ -29,30 +29,20 @@ def _is_contents(item: Any) -> bool:
     return isinstance(item, dict) and "uri" in item and ("text" in item or "blob" in item)
 
 
-class _FunctionResource:
+class _FunctionResource(Primitive):
     """What both kinds share: metadata, and turning a return value into ``contents``."""
 
     def __init__(self, fn: Callable[..., Any], *, name: str | None, title: str | None, description: str | None,
                  mime_type: str | None, annotations: dict[str, Any] | None, icons: list[dict[str, Any]] | None,
                  meta: dict[str, Any] | None, permission: Permission) -> None:
-        self.fn = fn
-        self.callable = RegisteredCallable(fn)
-        self.name = name or fn.__name__
-        self.title = title
-        self.description = description or first_line(fn.__doc__)
+        super().__init__(fn, name=name, title=title, description=description, icons=icons, meta=meta,
+                         permission=permission)
         self.mime_type = mime_type
         self.annotations = annotations
-        self.icons = icons
-        self.meta = meta
-        self.permission = permission
 
-    def _common(self) -> dict[str, Any]:
-        definition: dict[str, Any] = {"name": self.name}
-        for key, value in (("title", self.title), ("description", self.description), ("mimeType", self.mime_type),
-                           ("annotations", self.annotations), ("icons", self.icons), ("_meta", self.meta)):
-            if value is not None:
-                definition[key] = value
-        return definition
+    def _described(self, required: dict[str, Any], **optional: Any) -> dict[str, Any]:
+        return self.described({**required, "name": self.name}, mimeType=self.mime_type, annotations=self.annotations,
+                              **optional)
 
     async def read(self, uri: str, variables: dict[str, str], ctx: RequestContext) -> list[dict[str, Any]]:
         """
@@ -98,10 +88,7 @@ class Resource(_FunctionResource):
 
     def definition(self) -> dict[str, Any]:
         """The ``Resource`` object of ``resources/list``."""
-        definition = {"uri": self.uri, **self._common()}
-        if self.size is not None:
-            definition["size"] = self.size
-        return definition
+        return self._described({"uri": self.uri}, size=self.size)
 
 
 class ResourceTemplate(_FunctionResource):
@@ -120,7 +107,7 @@ class ResourceTemplate(_FunctionResource):
 
     def definition(self) -> dict[str, Any]:
         """The ``ResourceTemplate`` object of ``resources/templates/list``."""
-        return {"uriTemplate": self.uri_template, **self._common()}
+        return self._described({"uriTemplate": self.uri_template})
 
     def match(self, uri: str) -> dict[str, str] | None:
         return self.matcher.match(uri)

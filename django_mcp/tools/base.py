@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .. import content
-from ..primitives import Permission, RegisteredCallable, first_line
+from ..primitives import Permission, Primitive
 from ..protocol.context import RequestContext
 from ..protocol.errors import McpError
 from ..protocol.input import InputRequired
@@ -18,7 +18,7 @@ from .schemas import arguments_model, check_header_properties, output_spec, sche
 logger = logging.getLogger("django_mcp.tools")
 
 
-class Tool:
+class Tool(Primitive):
     """
     A tool built from a function: name from ``__name__``, description from the docstring,
     ``inputSchema`` from the parameters' type hints, ``outputSchema`` from the return annotation.
@@ -31,15 +31,9 @@ class Tool:
                  input_schema: dict[str, Any] | None = None, output_schema: dict[str, Any] | None = None,
                  structured_output: bool | None = None, icons: list[dict[str, Any]] | None = None,
                  meta: dict[str, Any] | None = None, permission: Permission = None) -> None:
-        self.fn = fn
-        self.name = name or fn.__name__
-        self.title = title
-        self.description = description or first_line(fn.__doc__)
+        super().__init__(fn, name=name, title=title, description=description, icons=icons, meta=meta,
+                         permission=permission)
         self.annotations = annotations
-        self.icons = icons
-        self.meta = meta
-        self.permission = permission
-        self.callable = RegisteredCallable(fn)
         skip = {self.callable.context_param} if self.callable.context_param else set()
         if input_schema is not None:
             self.arguments_model: type[BaseModel] | None = None
@@ -53,13 +47,8 @@ class Tool:
 
     def definition(self) -> dict[str, Any]:
         """The ``Tool`` object of ``tools/list``."""
-        definition: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema}
-        for key, value in (("title", self.title), ("description", self.description),
-                           ("outputSchema", self.output_schema), ("annotations", self.annotations),
-                           ("icons", self.icons), ("_meta", self.meta)):
-            if value is not None:
-                definition[key] = value
-        return definition
+        return self.described({"name": self.name, "inputSchema": self.input_schema},
+                              outputSchema=self.output_schema, annotations=self.annotations)
 
     async def run(self, arguments: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
         """

@@ -12,6 +12,8 @@ import asyncio
 import logging
 from typing import Any
 
+from django.core.signals import setting_changed
+
 from ..conf import mcp_settings
 from ..protocol import jsonrpc
 from ..protocol.context import RequestContext
@@ -31,6 +33,25 @@ from .status import status_for_error
 logger = logging.getLogger("django_mcp.transports")
 
 ALLOW = [(b"allow", b"GET, POST, DELETE")]
+
+# One dispatcher per site, rebuilt when settings change (tests override them).
+_dispatchers: dict[int, Dispatcher] = {}
+
+
+def dispatcher_for(site: Any) -> Dispatcher:
+    dispatcher = _dispatchers.get(id(site))
+    if dispatcher is None or dispatcher.backend is not site:
+        dispatcher = _dispatchers[id(site)] = Dispatcher(
+            site, state_codec=SignedStateCodec(), page_size=mcp_settings.PAGE_SIZE,
+            list_ttl_ms=mcp_settings.LIST_TTL_MS)
+    return dispatcher
+
+
+def _forget_dispatchers(**kwargs: Any) -> None:
+    _dispatchers.clear()
+
+
+setting_changed.connect(_forget_dispatchers)
 
 
 class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsumer):
@@ -95,9 +116,7 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
         return user
 
     def dispatcher(self) -> Dispatcher:
-        site = self.site or mcp_settings.SITE
-        return Dispatcher(site, state_codec=SignedStateCodec(), page_size=mcp_settings.PAGE_SIZE,
-                          list_ttl_ms=mcp_settings.LIST_TTL_MS)
+        return dispatcher_for(self.site or mcp_settings.SITE)
 
     async def handle(self, body: bytes) -> None:
         try:
@@ -160,10 +179,8 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
             request_id=request_id, progress_token=meta.get("progressToken"), log_level=envelope.log_level,
             send_message=self.stream_message, listen=self.listen,
         )
-        task = asyncio.ensure_future(self.dispatcher().handle_request(message, ctx))
-        # Closing the response stream cancels the request (digest §2.4): the task is ours.
-        self.background.add(task)
-        self.spawn(self.respond([task], Era.MODERN))
+        # Closing the response stream cancels the request (digest §2.4): the task is the consumer's.
+        self.spawn(self.answer(message, ctx, Era.MODERN))
 
     async def listen(self, honoured: dict[str, Any]) -> Any:
         """Join the groups a ``subscriptions/listen`` filter needs; return the notification iterator."""
@@ -197,8 +214,20 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
     def response_headers(self) -> list[tuple[bytes, bytes]]:
         return []
 
+    async def answer(self, message: dict[str, Any], ctx: RequestContext, era: Era) -> None:
+        """Serve one request and send its answer, all in one task (no second task per request)."""
+        try:
+            response = await self.dispatcher().handle_request(message, ctx)
+        except asyncio.CancelledError:
+            if era is Era.LEGACY and not self.connection_gone:
+                # notifications/cancelled (a legacy task is never cancelled by a disconnect).
+                await self.send_answers([], era)
+                return
+            raise
+        await self.send_answers([response], era)
+
     async def respond(self, tasks: list[asyncio.Future[Any]], era: Era, *, batch: bool = False) -> None:
-        """Wait for the answers and send them: as JSON if nothing streamed yet, else as SSE events."""
+        """Wait for several answers (a 2025-03-26 batch) and send them together."""
         try:
             responses = [await task for task in tasks]
         except asyncio.CancelledError:
@@ -208,6 +237,10 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
                     task.cancel()
                 raise
             responses = []
+        await self.send_answers(responses, era, batch=batch)
+
+    async def send_answers(self, responses: list[dict[str, Any]], era: Era, *, batch: bool = False) -> None:
+        """Send answers: as JSON if nothing streamed yet, else as SSE events (resumable ones stored)."""
         if self.resumable and len(responses) == 1 and (self.sse_started or self.connection_gone):
             await self.emit_resumable(responses[0], final=True)
             await self.end_sse()

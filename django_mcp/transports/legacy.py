@@ -103,8 +103,17 @@ class LegacySessionMixin:
             await self.send_response(202)
             return
         self.make_resumable(session)
-        task = self.start_request(session, message)
-        self.spawn_responder(self.respond([task], Era.LEGACY))
+        # Disconnecting does not cancel a legacy request (digest §4.9): the task outlives the
+        # connection, and releases what it joined when it ends.
+        task = asyncio.ensure_future(self._answer_then_clean_up(message, self.legacy_context(session, message)))
+        self.track(session, message["id"], task)
+
+    async def _answer_then_clean_up(self, message: dict[str, Any], ctx: RequestContext) -> None:
+        try:
+            await self.answer(message, ctx, Era.LEGACY)
+        finally:
+            if self.connection_gone:
+                await self.cleanup()
 
     async def handle_legacy_batch(self, batch: list[Any]) -> None:
         """2025-03-26 only: a batch of requests and notifications, or of responses (digest §1)."""
@@ -145,29 +154,36 @@ class LegacySessionMixin:
             if request_id is not None:
                 await cancel_request(session.id, request_id)
 
-    def start_request(self, session: SessionState, message: dict[str, Any]) -> asyncio.Future[Any]:
-        """Run one request of the session; disconnecting does not cancel it (digest §4.9)."""
+    def legacy_context(self, session: SessionState, message: dict[str, Any]) -> RequestContext:
         params = message.get("params") or {}
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
-        ctx = RequestContext(
+        return RequestContext(
             era=Era.LEGACY, protocol_version=session.protocol_version,
             client_capabilities=session.client_capabilities, client_info=session.client_info, user=self.user,
             session=session, request_id=message["id"], progress_token=meta.get("progressToken"),
             log_level=session.log_level, send_message=self.stream_message, send_request=self.send_client_request,
             close_stream=self.close_stream if self.resumable else None,
         )
-        task = asyncio.ensure_future(self.dispatcher().handle_request(message, ctx))
-        slot = (session.id, key(message["id"]))
+
+    def track(self, session: SessionState, request_id: Any, task: asyncio.Future[Any]) -> None:
+        """Make a running request cancellable by ``notifications/cancelled`` from any worker."""
+        slot = (session.id, key(request_id))
         in_flight[slot] = task
         task.add_done_callback(lambda _: in_flight.pop(slot, None))
-        # Cancellation may arrive on another worker: listen on the session's group while running.
-        self.spawn(self._join_if_slow(task, session.id))
-        return asyncio.shield(task)
 
-    async def _join_if_slow(self, task: asyncio.Future[Any], session_id: str) -> None:
-        done, _ = await asyncio.wait({task}, timeout=0.05)
-        if not done:
-            await self.join(session_group(session_id))
+        def join_if_still_running() -> None:
+            # The cancellation may reach another worker, which relays it to the session's group.
+            # Only requests that run a while need that, so quick ones never pay for a join.
+            if not task.done():
+                self.spawn(self.join(session_group(session.id)))
+
+        asyncio.get_running_loop().call_later(0.05, join_if_still_running)
+
+    def start_request(self, session: SessionState, message: dict[str, Any]) -> asyncio.Future[Any]:
+        """Run one request of a batch; the batch's responder sends every answer together."""
+        task = asyncio.ensure_future(self.dispatcher().handle_request(message, self.legacy_context(session, message)))
+        self.track(session, message["id"], task)
+        return asyncio.shield(task)
 
     async def send_client_request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
         """Ask the legacy client (sampling, elicitation, roots) on this request's stream and wait."""

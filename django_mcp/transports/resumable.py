@@ -25,10 +25,6 @@ def stream_group(stream_id: str) -> str:
     return f"mcp.stream.{stream_id}"
 
 
-# Responders of resumable streams outlive their connection; keep them referenced until done.
-_detached: set[asyncio.Task[Any]] = set()
-
-
 class ResumableStreamMixin:
     """The resumable half of the legacy POST and GET handling."""
 
@@ -42,22 +38,6 @@ class ResumableStreamMixin:
         """Decide once per request; older revisions choke on empty priming data (SDK convention)."""
         self.resumable = get_event_store() is not None and at_least(session.protocol_version, "2025-11-25")
         return self.resumable
-
-    def spawn_responder(self, coroutine: Any) -> None:
-        """A resumable responder survives disconnects: it still has events to store."""
-        if not self.resumable:
-            self.spawn(coroutine)
-            return
-        task = asyncio.ensure_future(self._respond_then_clean_up(coroutine))
-        _detached.add(task)
-        task.add_done_callback(_detached.discard)
-
-    async def _respond_then_clean_up(self, coroutine: Any) -> None:
-        try:
-            await coroutine
-        finally:
-            # The consumer may have ended long ago; release what the request joined since.
-            await self.cleanup()
 
     @property
     def connection_gone(self) -> bool:

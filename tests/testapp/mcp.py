@@ -20,6 +20,12 @@ def echo(text: str, times: int = 1) -> str:
     return " ".join([text] * times)
 
 
+@tool(annotations={"readOnlyHint": True})
+async def echo_async(text: str, times: int = 1) -> str:
+    """Repeat the text (async: runs on the event loop)."""
+    return " ".join([text] * times)
+
+
 @tool()
 async def add_numbers(numbers: list[int]) -> Sum:
     """Add numbers and return a structured result."""

@@ -1,0 +1,1 @@
+"""Side-by-side throughput and memory benchmarks for django_mcp; run ``python benchmarks/run.py``."""

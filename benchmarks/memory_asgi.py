@@ -1,0 +1,48 @@
+"""
+The servers of the memory measurement: the two applications under test, each with one extra path,
+``/__bench__/gc``, that runs ``gc.collect()`` in the server, re-enables the collector and answers
+the number of unreachable objects it found; ``/__bench__/gc?pause`` collects, then disables the
+collector, so that the next collection counts all the cyclic garbage made in between.
+
+Why: per-request reference cycles (PERFORMANCE.md) sit uncollected until the collector gets round
+to them, so RSS read at an arbitrary moment counts a varying amount of garbage. ``memory.py`` has the
+server collect every few items and before every reading, so the growth it reports is what idle
+streams and sessions *retain*. The pause lets it count the objects a request leaves in reference
+cycles (work for the collector, PERFORMANCE.md's "GC dominates under concurrency"). The path check
+is the only difference from the throughput servers.
+
+``benchmarks.memory_asgi:baseline`` and ``benchmarks.memory_asgi:django_mcp``; each is imported only
+when asked for, since the two need different Django settings.
+"""
+
+import gc
+
+GC_PATH = "/__bench__/gc"
+
+
+def _with_gc(app):
+    async def wrapped(scope, receive, send):
+        if scope["type"] == "http" and scope["path"] == GC_PATH:
+            found = gc.collect()
+            if scope.get("query_string") == b"pause":
+                gc.disable()
+            else:
+                gc.enable()
+            body = str(found).encode()
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+            return None
+        return await app(scope, receive, send)
+
+    return wrapped
+
+
+def __getattr__(name):
+    if name == "baseline":
+        from benchmarks.baseline_asgi import application
+    elif name == "django_mcp":
+        from tests.asgi import application
+    else:
+        raise AttributeError(name)
+    return _with_gc(application)

@@ -1,0 +1,150 @@
+"""
+Starting and stopping the ASGI servers under test, pinned to one core, and reading their memory.
+
+Every server is a child process in its own process group, started as
+``taskset -c 0 python -m daphne|uvicorn ...`` from the repository root, so that it and every thread
+it later starts (the ``sync_to_async`` pool) share CPU 0 while the load generator runs on CPU 1.
+All servers bind 127.0.0.1 on a port picked free just before; ``stop_all()`` runs at exit too, so
+no server outlives the script, even after Ctrl-C or an exception.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.live import ROOT, free_port, server_env
+
+HOST = "127.0.0.1"
+SERVER_CPU = "0"
+LOAD_CPU = "1"
+LOG_DIR = Path(tempfile.gettempdir()) / "django-mcp-bench"
+
+_running: list[Server] = []
+
+
+# Decided once, at import: run.py later pins itself to the load core, which shrinks its affinity.
+_CAN_PIN = shutil.which("taskset") is not None and {0, 1} <= os.sched_getaffinity(0)
+
+
+def can_pin() -> bool:
+    """Pinning needs ``taskset`` and CPUs 0 and 1 to run on."""
+    return _CAN_PIN
+
+
+def pinned(command: list[str], cpu: str) -> list[str]:
+    return ["taskset", "-c", cpu, *command] if can_pin() else command
+
+
+def have_uvicorn() -> bool:
+    try:
+        import uvicorn  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class Server:
+    """
+    One ASGI server process. ``kind`` is ``daphne`` or ``uvicorn``; ``app`` an ``module:attr``
+    path; ``env`` the overrides for ``tests.live.server_env`` (``None`` removes a variable).
+    """
+
+    def __init__(self, kind: str, app: str, label: str, env: dict[str, str | None] | None = None) -> None:
+        self.kind, self.app, self.label, self.env = kind, app, label, dict(env or {})
+        self.port = 0
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log_path: Path | None = None
+
+    def command(self) -> list[str]:
+        if self.kind == "daphne":
+            # -v 0: no access log (a write to stdout per request would be measured too).
+            args = ["-m", "daphne", "-v", "0", "-b", HOST, "-p", str(self.port), self.app]
+        else:
+            # No lifespan (neither Django nor a bare consumer speaks it); a long keep-alive
+            # timeout so idle connections survive the memory measurement (uvicorn closes them
+            # after 5 s by default; daphne never does).
+            args = ["-m", "uvicorn", "--host", HOST, "--port", str(self.port), "--lifespan", "off",
+                    "--no-access-log", "--log-level", "warning", "--timeout-keep-alive", "300", self.app]
+        return pinned([sys.executable, *args], SERVER_CPU)
+
+    def start(self, timeout: float = 30.0) -> Server:
+        LOG_DIR.mkdir(parents=True, exist_ok=True)
+        self.port = free_port(HOST)
+        fd, name = tempfile.mkstemp(prefix=f"{self.kind}-{self.label}-", suffix=".log", dir=LOG_DIR)
+        self.log_path = Path(name)
+        with os.fdopen(fd, "wb") as log:
+            self.proc = subprocess.Popen(self.command(), cwd=ROOT, env=server_env(self.env),
+                                         stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                         start_new_session=True)
+        _running.append(self)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self} exited with {self.proc.returncode}; log {self.log_path}:\n"
+                                   f"{self.log_tail()}")
+            try:
+                with socket.create_connection((HOST, self.port), timeout=0.5):
+                    return self
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"{self} did not listen within {timeout:g} s; log {self.log_path}:\n{self.log_tail()}")
+
+    def stop(self) -> None:
+        """SIGTERM the process group; SIGKILL it if it is still there after 5 s."""
+        if self.proc is None:
+            return
+        for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+            if self.proc.poll() is not None:
+                break
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                self.proc.wait(timeout=wait)
+            except subprocess.TimeoutExpired:
+                continue
+        if self in _running:
+            _running.remove(self)
+
+    def rss_kib(self) -> int:
+        """Resident set size of the server process (the Python process, not taskset: it execs)."""
+        assert self.proc is not None
+        with open(f"/proc/{self.proc.pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        raise RuntimeError(f"no VmRSS for {self}")
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time of the server so far, all its threads included."""
+        assert self.proc is not None
+        with open(f"/proc/{self.proc.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        # Fields 14 and 15 of stat(5) (utime, stime); fields[0] here is field 3 (state).
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(Path(self.log_path).read_text(errors="replace").splitlines()[-lines:])
+        except (OSError, TypeError):
+            return "(no log)"
+
+    def __str__(self) -> str:
+        return f"{self.label} on {self.kind} ({HOST}:{self.port})"
+
+
+@atexit.register
+def stop_all() -> None:
+    for server in _running.copy():  # stop() removes the server from the list
+        server.stop()
