@@ -27,6 +27,20 @@ from . import constants, sse
 logger = logging.getLogger("django_mcp.transports")
 
 
+class _Finished:
+    """Set once the response is complete: an event whose future the serve loop can wait on."""
+
+    def __init__(self) -> None:
+        self.future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def set(self) -> None:
+        if not self.future.done():
+            self.future.set_result(None)
+
+    def is_set(self) -> bool:
+        return self.future.done()
+
+
 class HttpStreamConsumer(AsyncConsumer):
     """One HTTP request: a body in; a JSON response or an SSE stream out; channel events on demand."""
 
@@ -55,7 +69,7 @@ class HttpStreamConsumer(AsyncConsumer):
         self.response_ended = False
         self.sse_started = False
         self.disconnected = False
-        self.finished = asyncio.Event()
+        self.finished = _Finished()
         self.background: set[asyncio.Task[Any]] = set()
         self._reader: asyncio.Task[Any] | None = None
         self._send_lock = asyncio.Lock()
@@ -67,17 +81,14 @@ class HttpStreamConsumer(AsyncConsumer):
             await self.cleanup()
 
     async def _serve(self, receive: Any) -> None:
-        finished = asyncio.ensure_future(self.finished.wait())
-        try:
-            while not self.finished.is_set():
-                incoming = asyncio.ensure_future(receive())
-                done, _ = await asyncio.wait({incoming, finished}, return_when=asyncio.FIRST_COMPLETED)
-                if incoming not in done:
-                    incoming.cancel()
-                    break
-                await self.dispatch(incoming.result())
-        finally:
-            finished.cancel()
+        finished = self.finished.future
+        while not finished.done():
+            incoming = asyncio.ensure_future(receive())
+            done, _ = await asyncio.wait({incoming, finished}, return_when=asyncio.FIRST_COMPLETED)
+            if incoming not in done:
+                incoming.cancel()
+                break
+            await self.dispatch(incoming.result())
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         handler = getattr(self, get_handler_name(message), None)
@@ -159,7 +170,7 @@ class HttpStreamConsumer(AsyncConsumer):
         self.response_started = self.sse_started = True
         await self._send({"type": "http.response.start", "status": 200,
                           "headers": [*constants.SSE_HEADERS, *(headers or [])]})
-        self.spawn(self._keepalive())
+        self._schedule_keepalive()
 
     async def send_sse(self, chunk: bytes) -> None:
         await self._send({"type": "http.response.body", "body": chunk, "more_body": True})
@@ -168,12 +179,16 @@ class HttpStreamConsumer(AsyncConsumer):
         await self._send({"type": "http.response.body", "body": b"", "more_body": False})
         self.finished.set()
 
-    async def _keepalive(self) -> None:
-        interval = mcp_settings.SSE_KEEPALIVE_SECONDS
-        while not self.finished.is_set() and not self.disconnected:
-            await asyncio.sleep(interval)
-            if not self.finished.is_set():
-                await self.send_sse(sse.keepalive())
+    def _schedule_keepalive(self) -> None:
+        # A timer rather than a sleeping task: an idle stream should cost as little as possible.
+        self._keepalive_timer = asyncio.get_running_loop().call_later(
+            mcp_settings.SSE_KEEPALIVE_SECONDS, self._keepalive_due)
+
+    def _keepalive_due(self) -> None:
+        if self.finished.is_set() or self.disconnected:
+            return
+        self.spawn(self.send_sse(sse.keepalive()))
+        self._schedule_keepalive()
 
     def spawn(self, coroutine: Any) -> asyncio.Task[Any]:
         """Run a task owned by this request; it is cancelled when the consumer ends."""
@@ -215,6 +230,9 @@ class HttpStreamConsumer(AsyncConsumer):
     async def cleanup(self) -> None:
         """Leave groups, stop the reader and keep-alives. Request tasks decide for themselves."""
         self.finished.set()
+        timer = getattr(self, "_keepalive_timer", None)
+        if timer is not None:
+            timer.cancel()
         for task in list(self.background):
             task.cancel()
         if self._reader is not None:
