@@ -11,6 +11,9 @@ class SimpleMcpConfig(AppConfig):
     verbose_name = "MCP server"
     default_auto_field = "django.db.models.BigAutoField"
 
+    def ready(self) -> None:
+        from . import checks  # noqa: F401  (registers the system checks)
+
 
 class McpConfig(SimpleMcpConfig):
     """The default configuration: imports ``<app>.mcp`` for each installed app."""
@@ -18,4 +21,5 @@ class McpConfig(SimpleMcpConfig):
     default = True
 
     def ready(self) -> None:
+        super().ready()
         autodiscover_modules("mcp")
