@@ -8,30 +8,48 @@ Mounting the MCP endpoint inside a project's ASGI application::
     import django_mcp.asgi
     application = django_mcp.asgi.application(django_asgi_app)
 
-Requests to ``/mcp`` (the ``MCP_PATH`` setting) go to :class:`McpHttpConsumer`; everything else
-goes to Django. Projects with their own ``ProtocolTypeRouter`` can route
-``path("mcp", McpHttpConsumer.as_asgi())`` themselves instead.
+Requests to ``/mcp`` (the ``MCP_PATH`` setting) go to :class:`McpHttpConsumer`, and the
+2024-11-05 HTTP+SSE pair ``/sse`` + ``/messages/`` (``SSE_PATH``, ``SSE_MESSAGES_PATH``) to its two
+consumers; everything else goes to Django. Projects with their own router can route the consumers
+themselves: ``McpHttpConsumer.as_asgi()``, ``LegacySseStreamConsumer.as_asgi(messages_path=...)``
+and ``LegacySseMessagesConsumer.as_asgi()``.
 """
 
 from typing import Any
 
 from .conf import mcp_settings
 from .transports.http import McpHttpConsumer
+from .transports.legacy_sse import LegacySseMessagesConsumer, LegacySseStreamConsumer
+
+
+def _normalized(path: str | None) -> str | None:
+    return None if path is None else "/" + path.strip("/")
 
 
 def application(django_asgi_app: Any, *, site: Any = None, path: str | None = None) -> Any:
     """An ASGI app that serves MCP at ``path`` and hands every other request to ``django_asgi_app``."""
-    consumer = McpHttpConsumer.as_asgi(site=site)
+    consumers = {
+        "mcp": McpHttpConsumer.as_asgi(site=site),
+        "sse": LegacySseStreamConsumer.as_asgi(site=site),
+        "messages": LegacySseMessagesConsumer.as_asgi(site=site),
+    }
 
-    def mcp_path() -> str:
-        return "/" + (path if path is not None else mcp_settings.MCP_PATH).strip("/")
+    def route(request_path: str) -> Any:
+        # Settings are read per request, so tests and projects may change them at run time.
+        wanted = request_path.rstrip("/") or "/"
+        for name, configured in (("mcp", path if path is not None else mcp_settings.MCP_PATH),
+                                 ("sse", mcp_settings.SSE_PATH), ("messages", mcp_settings.SSE_MESSAGES_PATH)):
+            if _normalized(configured) == wanted:
+                return consumers[name]
+        return None
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> Any:
-        if scope["type"] == "http" and scope["path"].rstrip("/") == mcp_path():
+        consumer = route(scope["path"]) if scope["type"] == "http" else None
+        if consumer is not None:
             return await consumer(scope, receive, send)
         return await django_asgi_app(scope, receive, send)
 
     return app
 
 
-__all__ = ["McpHttpConsumer", "application"]
+__all__ = ["LegacySseMessagesConsumer", "LegacySseStreamConsumer", "McpHttpConsumer", "application"]

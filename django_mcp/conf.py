@@ -4,6 +4,9 @@ Settings for django_mcp, all under one ``DJANGO_MCP`` dict in the project's sett
     DJANGO_MCP = {
         "SERVER_NAME": "library",
         "MCP_PATH": "mcp",
+    # The 2024-11-05 HTTP+SSE transport's two endpoints; None leaves them out.
+    "SSE_PATH": "sse",
+    "SSE_MESSAGES_PATH": "messages/",
         "ALLOWED_ORIGINS": ["https://claude.ai"],
     }
 
@@ -26,6 +29,9 @@ DEFAULTS: dict[str, Any] = {
     "INSTRUCTIONS": None,
     # Where the Streamable HTTP endpoint lives (no leading or trailing slash).
     "MCP_PATH": "mcp",
+    # The 2024-11-05 HTTP+SSE transport's two endpoints; None leaves them out.
+    "SSE_PATH": "sse",
+    "SSE_MESSAGES_PATH": "messages/",
     # Origins allowed besides the server's own; hosts come from Django's ALLOWED_HOSTS.
     "ALLOWED_ORIGINS": [],
     # Request bodies above this many bytes are refused with 413.

@@ -22,6 +22,7 @@ from channels.layers import get_channel_layer
 from ..conf import mcp_settings
 from ..protocol import jsonrpc
 from . import constants, sse
+from .security import host_is_allowed, origin_is_allowed
 
 
 logger = logging.getLogger("django_mcp.transports")
@@ -119,6 +120,20 @@ class HttpStreamConsumer(AsyncConsumer):
 
     async def before_body(self) -> bool:
         """Checks that need no body; return False after sending a refusal."""
+        return True
+
+    async def guard_host_and_origin(self) -> bool:
+        """DNS-rebinding protection (digest §7); False after sending the refusal."""
+        if self.conflicting_headers & {b"host", b"origin"}:
+            await self.send_error(400, None, {"code": -32600, "message": "Conflicting Host or Origin headers"})
+            return False
+        if not host_is_allowed(self.headers.get(b"host")):
+            # A foreign Host never reaches the server: a rebinding page cannot talk to 127.0.0.1.
+            await self.send_error(421, None, {"code": -32600, "message": "Invalid Host header"})
+            return False
+        if not origin_is_allowed(self.headers.get(b"origin")):
+            await self.send_error(403, None, {"code": -32600, "message": "Forbidden: invalid Origin header"})
+            return False
         return True
 
     async def handle(self, body: bytes) -> None:

@@ -26,7 +26,7 @@ from . import constants, headers as mirrored_headers, sse
 from .base import HttpStreamConsumer
 from .legacy import LegacySessionMixin
 from .resumable import ResumableStreamMixin
-from .security import accepts, host_is_allowed, media_types, origin_is_allowed
+from .security import accepts, media_types
 from .status import status_for_error
 
 
@@ -65,15 +65,7 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
     # Entry -------------------------------------------------------------------------------------
 
     async def before_body(self) -> bool:
-        if self.conflicting_headers & {b"host", b"origin"}:
-            await self.send_error(400, None, {"code": -32600, "message": "Conflicting Host or Origin headers"})
-            return False
-        if not host_is_allowed(self.headers.get(b"host")):
-            # DNS-rebinding protection (digest §7): a foreign Host never reaches the server.
-            await self.send_error(421, None, {"code": -32600, "message": "Invalid Host header"})
-            return False
-        if not origin_is_allowed(self.headers.get(b"origin")):
-            await self.send_error(403, None, {"code": -32600, "message": "Forbidden: invalid Origin header"})
+        if not await self.guard_host_and_origin():
             return False
         method = self.scope["method"]
         if method not in ("GET", "POST", "DELETE"):

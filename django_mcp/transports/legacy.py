@@ -44,6 +44,7 @@ class LegacySessionMixin:
 
     session: SessionState | None = None
     session_stream = False
+    resumable = False
 
     async def handle_initialize(self, message: dict[str, Any]) -> None:
         request_id = jsonrpc.request_id_or_none(message)

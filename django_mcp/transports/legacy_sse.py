@@ -1,0 +1,194 @@
+"""
+The HTTP+SSE transport of 2024-11-05 (digest §2.2), for clients that still speak it.
+
+Two endpoints. ``GET /sse`` opens a stream whose first event, ``endpoint``, names the URL to POST
+to (``/messages/?session_id=<hex>``); the stream lives as long as the session. Each POST to that
+URL is answered ``202 Accepted`` at once, and everything the server says — responses,
+notifications, its own requests — arrives later on the stream as ``message`` events.
+
+The POST may reach another worker than the one holding the stream: messages travel to the stream
+through the session's channel-layer group, so no sticky routing is needed. Both endpoints drive
+the same dispatcher as ``/mcp``.
+"""
+
+import asyncio
+from typing import Any
+from urllib.parse import parse_qs
+
+from mcp_types.methods import parse_client_request
+from pydantic import ValidationError
+
+from ..conf import mcp_settings
+from ..protocol import jsonrpc
+from ..protocol.context import RequestContext
+from ..protocol.errors import InvalidParams, InvalidRequest, McpError, ParseError
+from ..protocol.handlers.lifecycle import initialize_result
+from ..protocol.versions import LEGACY_VERSIONS, Era
+from ..sessions import SessionState, get_session_store, user_key
+from ..streams import BROADCAST_GROUP, publish_to_session, session_group
+from . import constants, sse
+from .base import HttpStreamConsumer
+from .http import dispatcher_for
+from .legacy import LegacySessionMixin
+
+
+def _user(scope: dict[str, Any]) -> Any:
+    user = scope.get("user")
+    if user is None:
+        from django.contrib.auth.models import AnonymousUser
+
+        user = AnonymousUser()
+    return user
+
+
+class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
+    """``GET /sse``: opens a session and holds its stream until the client goes away."""
+
+    site: Any = None
+    messages_path: str | None = None
+
+    @property
+    def user(self) -> Any:
+        return _user(self.scope)
+
+    async def http_request(self, message: dict[str, Any]) -> None:
+        if self.response_started:
+            return
+        if not await self.guard_host_and_origin():
+            return
+        if self.scope["method"] != "GET":
+            await self.send_error(405, None, {"code": -32600, "message": "Method Not Allowed: open the stream with "
+                                                                        "GET"}, [(b"allow", b"GET")])
+            return
+        accept = self.headers.get(b"accept")
+        if accept and constants.CONTENT_TYPE_SSE not in accept and "*/*" not in accept:
+            await self.send_error(406, None, {"code": -32600, "message": "Not Acceptable: the stream is "
+                                                                        "text/event-stream"})
+            return
+        # The session exists from the moment the stream does (digest §2.2); initialize fills it in.
+        self.session = await get_session_store().create(
+            protocol_version=LEGACY_VERSIONS[0], client_capabilities={}, client_info=None,
+            user_key=user_key(self.user))
+        self.session_stream = True
+        await self.join(session_group(self.session.id))
+        await self.join(BROADCAST_GROUP)
+        await self.start_sse()
+        await self.send_sse(sse.event(f"{self.endpoint_path()}?session_id={self.session.id}", event_name="endpoint"))
+
+    def endpoint_path(self) -> str:
+        path = self.messages_path or "/" + (mcp_settings.SSE_MESSAGES_PATH or "messages/").lstrip("/")
+        return self.scope.get("root_path", "") + path
+
+    async def mcp_sse_send(self, event: dict[str, Any]) -> None:
+        """A message for this session, from whichever worker served the POST."""
+        if self.sse_started:
+            await self.send_sse(sse.message_event(event["message"], named=True))
+
+    async def mcp_notify(self, event: dict[str, Any]) -> None:
+        await self.forward_to_session_stream(event)
+
+    async def forward_to_session_stream(self, event: dict[str, Any]) -> None:
+        if self.session_stream and self.sse_started:
+            await self.send_sse(sse.message_event(event["message"], named=True))
+
+    async def on_disconnect(self) -> None:
+        # Closing the stream ends the session (digest §2.2): later POSTs naming it get 404.
+        if self.session is not None:
+            await get_session_store().delete(self.session.id)
+
+
+class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
+    """``POST /messages/?session_id=…``: 202 at once; the answer goes out on the session's stream."""
+
+    site: Any = None
+
+    @property
+    def user(self) -> Any:
+        return _user(self.scope)
+
+    def dispatcher(self) -> Any:
+        return dispatcher_for(self.site or mcp_settings.SITE)
+
+    async def before_body(self) -> bool:
+        if not await self.guard_host_and_origin():
+            return False
+        if self.scope["method"] != "POST":
+            await self.send_error(405, None, {"code": -32600, "message": "Method Not Allowed: POST messages here"},
+                                  [(b"allow", b"POST")])
+            return False
+        return True
+
+    async def handle(self, body: bytes) -> None:
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        session_id = (query.get("session_id") or [""])[0]
+        if not session_id:
+            await self.send_error(400, None, InvalidRequest("Bad Request: missing session_id"))
+            return
+        session = await get_session_store().get(session_id)
+        if session is None or session.user_key != user_key(self.user):
+            await self.send_error(404, None, {"code": -32600, "message": "Session not found"})
+            return
+        self.session = session
+        try:
+            payload = jsonrpc.decode(body)
+        except ParseError as exc:
+            await self.send_error(400, None, exc)
+            return
+        try:
+            messages = self.messages_of(payload, session)
+        except McpError as exc:
+            await self.send_error(400, jsonrpc.request_id_or_none(payload), exc)
+            return
+        await self.send_response(202, b"Accepted", [(b"content-type", b"text/plain; charset=utf-8")])
+        for message in messages:
+            if not jsonrpc.is_request(message):
+                await self.accept_non_request(session, message)
+            elif message["method"] == "initialize":
+                await self.initialize(session, message)
+            else:
+                # The request outlives this POST, as the stream does; it releases what it joined.
+                task = asyncio.ensure_future(self.serve(session, message))
+                self.track(session, message["id"], task)
+
+    def messages_of(self, payload: Any, session: SessionState) -> list[dict[str, Any]]:
+        """One message, or a batch where the session's revision allows it (2025-03-26 only)."""
+        if isinstance(payload, list):
+            if session.protocol_version != "2025-03-26" or not payload:
+                raise InvalidRequest("Invalid Request: batches are not accepted here")
+            return [jsonrpc.validate_message(message) for message in payload]
+        return [jsonrpc.validate_message(payload)]
+
+    async def stream_message(self, message: dict[str, Any]) -> None:
+        """Everything the server says goes to the session's stream, wherever it is held."""
+        assert self.session is not None
+        await publish_to_session(self.session.id, {"type": "mcp.sse_send", "message": message})
+
+    async def serve(self, session: SessionState, message: dict[str, Any]) -> None:
+        ctx = self.legacy_context(session, message)
+        try:
+            response = await self.dispatcher().handle_request(message, ctx)
+            await self.stream_message(response)
+        except asyncio.CancelledError:
+            pass  # notifications/cancelled: no response (digest §4.9)
+        finally:
+            await self.cleanup()
+
+    async def initialize(self, session: SessionState, message: dict[str, Any]) -> None:
+        """The handshake over this transport: negotiate, remember it in the session, answer on the stream."""
+        ctx = RequestContext(era=Era.LEGACY, protocol_version=LEGACY_VERSIONS[-1], user=self.user)
+        try:
+            result = initialize_result(self.dispatcher(), message.get("params"), ctx)
+            params = parse_client_request("initialize", ctx.protocol_version, message.get("params")).params
+        except ValidationError as exc:
+            await self.stream_message(jsonrpc.error_response(
+                message["id"], InvalidParams(f"Invalid initialize params: {exc.errors()[0]['msg']}")))
+            return
+        except McpError as exc:
+            await self.stream_message(jsonrpc.error_response(message["id"], exc))
+            return
+        await get_session_store().update(
+            session.id, protocol_version=ctx.protocol_version,
+            client_capabilities=params.capabilities.model_dump(by_alias=True, exclude_none=True),
+            client_info=params.client_info.model_dump(by_alias=True, exclude_none=True))
+        await self.stream_message(jsonrpc.result_response(message["id"], result))
+
