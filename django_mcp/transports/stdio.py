@@ -1,0 +1,314 @@
+"""
+The stdio transport (digest §2.1): newline-delimited JSON-RPC on stdin and stdout, for clients
+that start the server as a subprocess (Claude Desktop, Cursor, IDEs).
+
+Both eras on one pipe (digest §3.3): a process that opens with ``initialize`` speaks the
+negotiated legacy version for the rest of its life; a request carrying the 2026-07-28 ``_meta``
+envelope is served statelessly, on its own. Nothing but MCP messages is written to stdout — the
+command points ``sys.stdout`` at stderr, so stray prints and logs cannot corrupt the protocol.
+"""
+
+import asyncio
+import logging
+import sys
+import uuid
+from collections.abc import AsyncIterator, Callable
+from typing import Any, BinaryIO
+
+from channels.layers import get_channel_layer
+from mcp_types.methods import parse_client_request
+from pydantic import ValidationError
+
+from ..conf import mcp_settings
+from ..protocol import jsonrpc
+from ..protocol.context import RequestContext
+from ..protocol.dispatcher import Dispatcher
+from ..protocol.errors import InvalidParams, InvalidRequest, McpError, ParseError
+from ..protocol.handlers.lifecycle import initialize_result
+from ..protocol.modern import modern_version_of, read_envelope
+from ..protocol.versions import LEGACY_VERSIONS, Era
+from ..streams import BROADCAST_GROUP, resource_group
+from .http import dispatcher_for
+from .lines import LineReader, LineTooLong
+
+
+logger = logging.getLogger("django_mcp.stdio")
+
+
+class StdioSession:
+    """The legacy session of a stdio process: in memory, since the process is the session."""
+
+    def __init__(self, server: "StdioServer", protocol_version: str, capabilities: dict[str, Any],
+                 client_info: dict[str, Any] | None) -> None:
+        self.server = server
+        self.id = f"stdio-{uuid.uuid4().hex}"
+        self.protocol_version = protocol_version
+        self.client_capabilities = capabilities
+        self.client_info = client_info
+        self.log_level: str | None = None
+        self.subscriptions: set[str] = set()
+
+    async def set_log_level(self, level: str) -> None:
+        self.log_level = level
+
+    async def subscribe(self, uri: str) -> None:
+        self.subscriptions.add(uri)
+        await self.server.join(resource_group(uri))
+
+    async def unsubscribe(self, uri: str) -> None:
+        self.subscriptions.discard(uri)
+
+
+class StdioServer:
+    """Serve one client over a pair of byte streams until the input ends."""
+
+    def __init__(self, reader: LineReader, output: BinaryIO, *, user: Any, site: Any = None) -> None:
+        self.reader = reader
+        self.output = output
+        self.user = user
+        self.site = site or mcp_settings.SITE
+        self.session: StdioSession | None = None
+        self.tasks: dict[Any, asyncio.Task[Any]] = {}
+        self.pending: dict[Any, asyncio.Future[dict[str, Any]]] = {}
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        self.write_lock = asyncio.Lock()
+        self.channel_layer = get_channel_layer()
+        self.channel_name: str | None = None
+        self.groups: set[str] = set()
+        self._reader_task: asyncio.Task[Any] | None = None
+
+    @property
+    def dispatcher(self) -> Dispatcher:
+        return dispatcher_for(self.site)
+
+    async def serve(self) -> None:
+        """Read lines until end of input, then stop promptly (digest §2.1)."""
+        try:
+            while True:
+                try:
+                    line = await self.reader.readline()
+                except LineTooLong as exc:
+                    await self.write(jsonrpc.error_response(None, InvalidRequest(str(exc))))
+                    continue
+                if line is None:
+                    break
+                if line.strip():
+                    await self.handle_line(line)
+        finally:
+            for task in list(self.tasks.values()):
+                task.cancel()
+            await asyncio.gather(*self.tasks.values(), return_exceptions=True)
+            await self.leave_all()
+
+    async def write(self, message: Any) -> None:
+        data = jsonrpc.encode(message) + b"\n"
+        async with self.write_lock:
+            self.output.write(data)
+            self.output.flush()
+
+    async def handle_line(self, line: bytes) -> None:
+        try:
+            payload = jsonrpc.decode(line)
+        except ParseError as exc:
+            await self.write(jsonrpc.error_response(None, exc))
+            return
+        if isinstance(payload, list):
+            await self.handle_batch(payload)
+            return
+        try:
+            message = jsonrpc.validate_message(payload)
+        except McpError as exc:
+            await self.write(jsonrpc.error_response(jsonrpc.request_id_or_none(payload), exc))
+            return
+        await self.handle_message(message)
+
+    async def handle_batch(self, batch: list[Any]) -> None:
+        """2025-03-26 only: each member is handled as if it came on its own line (digest §1)."""
+        if self.session is None or self.session.protocol_version != "2025-03-26" or not batch:
+            await self.write(jsonrpc.error_response(None, InvalidRequest("Invalid Request: batches are not "
+                                                                         "accepted here")))
+            return
+        for member in batch:
+            try:
+                message = jsonrpc.validate_message(member)
+                if message.get("method") == "initialize":
+                    raise InvalidRequest("Invalid Request: initialize cannot be batched")
+            except McpError as exc:
+                await self.write(jsonrpc.error_response(jsonrpc.request_id_or_none(member), exc))
+                continue
+            await self.handle_message(message)
+
+    async def handle_message(self, message: dict[str, Any]) -> None:
+        if jsonrpc.is_response(message):
+            future = self.pending.get(_key(message["id"]))
+            if future is not None and not future.done():
+                future.set_result(message)
+            return
+        if jsonrpc.is_notification(message):
+            if message["method"] == "notifications/cancelled":
+                task = self.tasks.get(_key((message.get("params") or {}).get("requestId")))
+                if task is not None:
+                    task.cancel()
+            return
+        if modern_version_of(message) is not None:
+            self.start(message, self.modern_context)
+        elif message["method"] == "initialize":
+            await self.initialize(message)
+        elif self.session is None:
+            await self.write(jsonrpc.error_response(message["id"], InvalidRequest(
+                "Invalid Request: send initialize first, or the 2026-07-28 _meta envelope")))
+        else:
+            self.start(message, self.legacy_context)
+
+    def start(self, message: dict[str, Any], context: Callable[[dict[str, Any]], RequestContext]) -> None:
+        """Serve a request concurrently, so the client can answer our questions or cancel it meanwhile."""
+        task = asyncio.ensure_future(self.serve_request(message, context))
+        slot = _key(message["id"])
+        self.tasks[slot] = task
+        task.add_done_callback(lambda _: self.tasks.pop(slot, None))
+
+    async def serve_request(self, message: dict[str, Any], context: Callable[[dict[str, Any]], RequestContext]
+                            ) -> None:
+        try:
+            ctx = context(message)
+        except McpError as exc:
+            await self.write(jsonrpc.error_response(message["id"], exc))
+            return
+        try:
+            response = await self.dispatcher.handle_request(message, ctx)
+        except asyncio.CancelledError:
+            return  # cancelled: no response (digest §4.9)
+        await self.write(response)
+
+    def modern_context(self, message: dict[str, Any]) -> RequestContext:
+        params = message.get("params")
+        envelope = read_envelope(params)
+        return RequestContext(
+            era=Era.MODERN, protocol_version=envelope.protocol_version,
+            client_capabilities=envelope.client_capabilities, client_info=envelope.client_info, user=self.user,
+            request_id=message["id"], progress_token=params["_meta"].get("progressToken"),
+            log_level=envelope.log_level, send_message=self.write, listen=self.listen, transport="stdio",
+        )
+
+    def legacy_context(self, message: dict[str, Any]) -> RequestContext:
+        session = self.session
+        assert session is not None
+        params = message.get("params") or {}
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        return RequestContext(
+            era=Era.LEGACY, protocol_version=session.protocol_version,
+            client_capabilities=session.client_capabilities, client_info=session.client_info, user=self.user,
+            session=session, request_id=message["id"], progress_token=meta.get("progressToken"),
+            log_level=session.log_level, send_message=self.write, send_request=self.ask_client, transport="stdio",
+        )
+
+    async def initialize(self, message: dict[str, Any]) -> None:
+        ctx = RequestContext(era=Era.LEGACY, protocol_version=LEGACY_VERSIONS[-1], user=self.user)
+        try:
+            result = initialize_result(self.dispatcher, message.get("params"), ctx)
+            params = parse_client_request("initialize", ctx.protocol_version, message.get("params")).params
+        except ValidationError as exc:
+            error = InvalidParams(f"Invalid initialize params: {exc.errors()[0]['msg']}")
+            await self.write(jsonrpc.error_response(message["id"], error))
+            return
+        except McpError as exc:
+            await self.write(jsonrpc.error_response(message["id"], exc))
+            return
+        self.session = StdioSession(self, ctx.protocol_version,
+                                    params.capabilities.model_dump(by_alias=True, exclude_none=True),
+                                    params.client_info.model_dump(by_alias=True, exclude_none=True))
+        # List-changed notifications from any process reach an initialized client (legacy).
+        self.listeners.append(self._forward_to_session)
+        await self.join(BROADCAST_GROUP)
+        await self.write(jsonrpc.result_response(message["id"], result))
+
+    async def ask_client(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+        """A legacy server→client request (sampling, elicitation, roots) on stdout; waits for the answer."""
+        from .legacy import ClientRequestError
+
+        request_id = f"srv-{uuid.uuid4().hex}"
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.pending[_key(request_id)] = future
+        try:
+            await self.write(jsonrpc.request(request_id, method, params))
+            answer = await asyncio.wait_for(future, mcp_settings.CLIENT_REQUEST_TIMEOUT_SECONDS)
+        except asyncio.TimeoutError:
+            raise ClientRequestError(f"The client did not answer {method} in time") from None
+        finally:
+            self.pending.pop(_key(request_id), None)
+        if "error" in answer:
+            error = answer["error"] if isinstance(answer["error"], dict) else {}
+            raise ClientRequestError(f"The client refused {method}: {error.get('message', 'error')}")
+        return answer.get("result") or {}
+
+    # Change notifications, through the channel layer like every other transport ---------------
+
+    async def listen(self, honoured: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+        """``subscriptions/listen`` on stdio (digest §4.14): a queue fed by channel-layer events."""
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+        def wanted(event: dict[str, Any]) -> None:
+            kind = event.get("kind")
+            if kind == "resource":
+                if event.get("uri") in honoured.get("resourceSubscriptions", []):
+                    queue.put_nowait(event["message"])
+            elif honoured.get(f"{kind}ListChanged"):
+                queue.put_nowait(event["message"])
+
+        self.listeners.append(wanted)
+        if any(honoured.get(flag) for flag in ("toolsListChanged", "promptsListChanged", "resourcesListChanged")):
+            await self.join(BROADCAST_GROUP)
+        for uri in honoured.get("resourceSubscriptions", []):
+            await self.join(resource_group(uri))
+
+        async def notifications() -> AsyncIterator[dict[str, Any]]:
+            try:
+                while True:
+                    yield await queue.get()
+            finally:
+                self.listeners.remove(wanted)
+
+        return notifications()
+
+    def _forward_to_session(self, event: dict[str, Any]) -> None:
+        session = self.session
+        if session is None:
+            return
+        if event.get("kind") == "resource" and event.get("uri") not in session.subscriptions:
+            return
+        asyncio.ensure_future(self.write(event["message"]))
+
+    async def join(self, group: str) -> None:
+        if self.channel_layer is None or group in self.groups:
+            return
+        if self.channel_name is None:
+            self.channel_name = await self.channel_layer.new_channel()
+            self._reader_task = asyncio.ensure_future(self._read_channel())
+        self.groups.add(group)
+        await self.channel_layer.group_add(group, self.channel_name)
+
+    async def _read_channel(self) -> None:
+        assert self.channel_layer is not None and self.channel_name is not None
+        while True:
+            event = await self.channel_layer.receive(self.channel_name)
+            if event.get("type") == "mcp.notify":
+                for listener in list(self.listeners):
+                    listener(event)
+
+    async def leave_all(self) -> None:
+        if self._reader_task is not None:
+            self._reader_task.cancel()
+        if self.channel_layer is not None and self.channel_name is not None:
+            for group in self.groups:
+                await self.channel_layer.group_discard(group, self.channel_name)
+
+
+def _key(request_id: Any) -> Any:
+    return (type(request_id).__name__, request_id)
+
+
+async def serve_stdio(*, user: Any, site: Any = None, max_line_bytes: int | None = None) -> None:
+    """Serve the process's real stdin and stdout."""
+    limit = max_line_bytes or mcp_settings.MAX_REQUEST_BODY_SIZE
+    reader = LineReader(sys.stdin.buffer, limit=limit)
+    await StdioServer(reader, sys.__stdout__.buffer, user=user, site=site).serve()
