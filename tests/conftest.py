@@ -103,7 +103,7 @@ def services() -> Iterator[Mapping[str, str]]:
         reason = f"{SERVICES_REASON} (not reachable: {', '.join(missing)})"
         if in_ci():
             pytest.fail(f"CI=true but services are down: {reason}", pytrace=False)
-        pytest.skip(reason)
+        pytest.skip(reason=reason)
 
     import psycopg
     from psycopg import sql

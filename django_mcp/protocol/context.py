@@ -61,6 +61,26 @@ class RequestContext:
     transport: str = "http"
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def for_legacy(cls, session: LegacySession, message: dict[str, Any], *, user: Any, **transport: Any
+                   ) -> "RequestContext":
+        """The context of a request in a legacy session; ``transport`` gives the senders."""
+        params = message.get("params") or {}
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        return cls(era=Era.LEGACY, protocol_version=session.protocol_version,
+                   client_capabilities=session.client_capabilities, client_info=session.client_info, user=user,
+                   session=session, request_id=message["id"], progress_token=meta.get("progressToken"),
+                   log_level=session.log_level, **transport)
+
+    @classmethod
+    def for_modern(cls, envelope: Any, message: dict[str, Any], *, user: Any, **transport: Any) -> "RequestContext":
+        """The context of a stateless 2026-07-28 request, from its validated ``_meta`` envelope."""
+        meta = message["params"]["_meta"]
+        return cls(era=Era.MODERN, protocol_version=envelope.protocol_version,
+                   client_capabilities=envelope.client_capabilities, client_info=envelope.client_info, user=user,
+                   request_id=message["id"], progress_token=meta.get("progressToken"), log_level=envelope.log_level,
+                   **transport)
+
     @property
     def is_modern(self) -> bool:
         """True for a 2026-07-28 stateless request."""

@@ -33,6 +33,23 @@ RESULT_MODEL_FOR_METHOD: dict[str, type[BaseModel]] = {
 INPUT_CAPABLE_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 
 
+class ClientRequestError(Exception):
+    """A legacy client answered the server's request with an error, or not in time."""
+
+
+async def wait_for_client_answer(future: "asyncio.Future[dict[str, Any]]", method: str, timeout: float
+                                 ) -> dict[str, Any]:
+    """The ``result`` of a legacy client's answer to our request; raises :class:`ClientRequestError`."""
+    try:
+        answer = await asyncio.wait_for(future, timeout)
+    except asyncio.TimeoutError:
+        raise ClientRequestError(f"The client did not answer {method} in time") from None
+    if "error" in answer:
+        error = answer["error"] if isinstance(answer["error"], dict) else {}
+        raise ClientRequestError(f"The client refused {method}: {error.get('message', 'error')}")
+    return answer.get("result") or {}
+
+
 class InputRequired(Exception):
     """Raised inside a modern-era handler that needs answers the client has not given yet."""
 

@@ -164,13 +164,8 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
         except McpError as exc:
             await self.send_error(status_for_error(exc.code, Era.MODERN), request_id, exc)
             return
-        meta = message.get("params", {}).get("_meta", {})
-        ctx = RequestContext(
-            era=Era.MODERN, protocol_version=envelope.protocol_version,
-            client_capabilities=envelope.client_capabilities, client_info=envelope.client_info, user=self.user,
-            request_id=request_id, progress_token=meta.get("progressToken"), log_level=envelope.log_level,
-            send_message=self.stream_message, listen=self.listen,
-        )
+        ctx = RequestContext.for_modern(envelope, message, user=self.user, send_message=self.stream_message,
+                                        listen=self.listen)
         # Closing the response stream cancels the request (digest §2.4): the task is the consumer's.
         self.spawn(self.answer(message, ctx, Era.MODERN))
 

@@ -11,14 +11,12 @@ import asyncio
 import uuid
 from typing import Any
 
-from mcp_types.methods import parse_client_request
-from pydantic import ValidationError
-
 from ..conf import mcp_settings
 from ..protocol import jsonrpc
 from ..protocol.context import RequestContext
-from ..protocol.errors import InvalidParams, InvalidRequest, McpError
-from ..protocol.handlers.lifecycle import initialize_result
+from ..protocol.errors import InvalidRequest, McpError
+from ..protocol.handlers.lifecycle import handshake
+from ..protocol.input import wait_for_client_answer
 from ..protocol.versions import LEGACY_VERSIONS, Era
 from ..sessions import SessionState, get_session_store, user_key
 from ..streams import (
@@ -32,11 +30,6 @@ from ..streams import (
     session_group,
 )
 from . import constants, sse
-from .status import status_for_error
-
-
-class ClientRequestError(Exception):
-    """A legacy client answered the server's request with an error, or not at all."""
 
 
 class LegacySessionMixin:
@@ -52,22 +45,15 @@ class LegacySessionMixin:
             jsonrpc.validate_message(message)
             if not jsonrpc.is_request(message):
                 raise InvalidRequest("Invalid Request: initialize must be a request")
-            ctx = RequestContext(era=Era.LEGACY, protocol_version=LEGACY_VERSIONS[-1], user=self.user)
-            result = initialize_result(self.dispatcher(), message.get("params"), ctx)
-            params = parse_client_request("initialize", ctx.protocol_version, message.get("params")).params
-        except ValidationError as exc:
-            await self.send_error(400, request_id, InvalidParams(f"Invalid initialize params: {exc.errors()[0]['msg']}"))
-            return
+            done = handshake(self.dispatcher(), message.get("params"), self.user)
         except McpError as exc:
             await self.send_error(400, request_id, exc)
             return
         session = await get_session_store().create(
-            protocol_version=ctx.protocol_version,
-            client_capabilities=params.capabilities.model_dump(by_alias=True, exclude_none=True),
-            client_info=params.client_info.model_dump(by_alias=True, exclude_none=True),
-            user_key=user_key(self.user),
+            protocol_version=done.protocol_version, client_capabilities=done.client_capabilities,
+            client_info=done.client_info, user_key=user_key(self.user),
         )
-        await self.send_json(200, jsonrpc.result_response(request_id, result),
+        await self.send_json(200, jsonrpc.result_response(request_id, done.result),
                              [(constants.MCP_SESSION_ID, session.id.encode())])
 
     async def load_session(self, request_id: Any = None) -> SessionState | None:
@@ -156,15 +142,9 @@ class LegacySessionMixin:
                 await cancel_request(session.id, request_id)
 
     def legacy_context(self, session: SessionState, message: dict[str, Any]) -> RequestContext:
-        params = message.get("params") or {}
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
-        return RequestContext(
-            era=Era.LEGACY, protocol_version=session.protocol_version,
-            client_capabilities=session.client_capabilities, client_info=session.client_info, user=self.user,
-            session=session, request_id=message["id"], progress_token=meta.get("progressToken"),
-            log_level=session.log_level, send_message=self.stream_message, send_request=self.send_client_request,
-            close_stream=self.close_stream if self.resumable else None,
-        )
+        return RequestContext.for_legacy(session, message, user=self.user, send_message=self.stream_message,
+                                         send_request=self.send_client_request,
+                                         close_stream=self.close_stream if self.resumable else None)
 
     def track(self, session: SessionState, request_id: Any, task: asyncio.Future[Any]) -> None:
         """Make a running request cancellable by ``notifications/cancelled`` from any worker."""
@@ -198,15 +178,9 @@ class LegacySessionMixin:
             # The answer is POSTed separately and may reach another worker, which relays it here.
             await self.join(session_group(session.id))
             await self.stream_message(jsonrpc.request(request_id, method, params))
-            answer = await asyncio.wait_for(future, mcp_settings.CLIENT_REQUEST_TIMEOUT_SECONDS)
-        except asyncio.TimeoutError:
-            raise ClientRequestError(f"The client did not answer {method} in time") from None
+            return await wait_for_client_answer(future, method, mcp_settings.CLIENT_REQUEST_TIMEOUT_SECONDS)
         finally:
             pending_client_requests.pop(slot, None)
-        if "error" in answer:
-            error = answer["error"] if isinstance(answer["error"], dict) else {}
-            raise ClientRequestError(f"The client refused {method}: {error.get('message', 'error')}")
-        return answer.get("result") or {}
 
     # GET stream and DELETE ------------------------------------------------------------------
 
@@ -290,4 +264,4 @@ def _done(value: Any) -> asyncio.Future[Any]:
     return future
 
 
-__all__ = ["ClientRequestError", "LegacySessionMixin", "status_for_error"]
+__all__ = ["LegacySessionMixin"]

@@ -15,15 +15,11 @@ import asyncio
 from typing import Any
 from urllib.parse import parse_qs
 
-from mcp_types.methods import parse_client_request
-from pydantic import ValidationError
-
 from ..conf import mcp_settings
 from ..protocol import jsonrpc
-from ..protocol.context import RequestContext
-from ..protocol.errors import InvalidParams, InvalidRequest, McpError, ParseError
-from ..protocol.handlers.lifecycle import initialize_result
-from ..protocol.versions import LEGACY_VERSIONS, Era
+from ..protocol.errors import InvalidRequest, McpError, ParseError
+from ..protocol.handlers.lifecycle import handshake
+from ..protocol.versions import LEGACY_VERSIONS
 from ..sessions import SessionState, get_session_store, user_key
 from ..streams import BROADCAST_GROUP, publish_to_session, session_group
 from . import constants, sse
@@ -175,20 +171,11 @@ class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
 
     async def initialize(self, session: SessionState, message: dict[str, Any]) -> None:
         """The handshake over this transport: negotiate, remember it in the session, answer on the stream."""
-        ctx = RequestContext(era=Era.LEGACY, protocol_version=LEGACY_VERSIONS[-1], user=self.user)
         try:
-            result = initialize_result(self.dispatcher(), message.get("params"), ctx)
-            params = parse_client_request("initialize", ctx.protocol_version, message.get("params")).params
-        except ValidationError as exc:
-            await self.stream_message(jsonrpc.error_response(
-                message["id"], InvalidParams(f"Invalid initialize params: {exc.errors()[0]['msg']}")))
-            return
+            done = handshake(self.dispatcher(), message.get("params"), self.user)
         except McpError as exc:
             await self.stream_message(jsonrpc.error_response(message["id"], exc))
             return
-        await get_session_store().update(
-            session.id, protocol_version=ctx.protocol_version,
-            client_capabilities=params.capabilities.model_dump(by_alias=True, exclude_none=True),
-            client_info=params.client_info.model_dump(by_alias=True, exclude_none=True))
-        await self.stream_message(jsonrpc.result_response(message["id"], result))
-
+        await get_session_store().update(session.id, protocol_version=done.protocol_version,
+                                         client_capabilities=done.client_capabilities, client_info=done.client_info)
+        await self.stream_message(jsonrpc.result_response(message["id"], done.result))

@@ -16,17 +16,14 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, BinaryIO
 
 from channels.layers import get_channel_layer
-from mcp_types.methods import parse_client_request
-from pydantic import ValidationError
-
 from ..conf import mcp_settings
 from ..protocol import jsonrpc
 from ..protocol.context import RequestContext
 from ..protocol.dispatcher import Dispatcher
-from ..protocol.errors import InvalidParams, InvalidRequest, McpError, ParseError
-from ..protocol.handlers.lifecycle import initialize_result
+from ..protocol.errors import InvalidRequest, McpError, ParseError
+from ..protocol.handlers.lifecycle import handshake
+from ..protocol.input import wait_for_client_answer
 from ..protocol.modern import modern_version_of, read_envelope
-from ..protocol.versions import LEGACY_VERSIONS, Era
 from ..streams import BROADCAST_GROUP, resource_group
 from .http import dispatcher_for
 from .lines import LineReader, LineTooLong
@@ -181,65 +178,37 @@ class StdioServer:
         await self.write(response)
 
     def modern_context(self, message: dict[str, Any]) -> RequestContext:
-        params = message.get("params")
-        envelope = read_envelope(params)
-        return RequestContext(
-            era=Era.MODERN, protocol_version=envelope.protocol_version,
-            client_capabilities=envelope.client_capabilities, client_info=envelope.client_info, user=self.user,
-            request_id=message["id"], progress_token=params["_meta"].get("progressToken"),
-            log_level=envelope.log_level, send_message=self.write, listen=self.listen, transport="stdio",
-        )
+        envelope = read_envelope(message.get("params"))
+        return RequestContext.for_modern(envelope, message, user=self.user, send_message=self.write,
+                                         listen=self.listen, transport="stdio")
 
     def legacy_context(self, message: dict[str, Any]) -> RequestContext:
-        session = self.session
-        assert session is not None
-        params = message.get("params") or {}
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
-        return RequestContext(
-            era=Era.LEGACY, protocol_version=session.protocol_version,
-            client_capabilities=session.client_capabilities, client_info=session.client_info, user=self.user,
-            session=session, request_id=message["id"], progress_token=meta.get("progressToken"),
-            log_level=session.log_level, send_message=self.write, send_request=self.ask_client, transport="stdio",
-        )
+        assert self.session is not None
+        return RequestContext.for_legacy(self.session, message, user=self.user, send_message=self.write,
+                                         send_request=self.ask_client, transport="stdio")
 
     async def initialize(self, message: dict[str, Any]) -> None:
-        ctx = RequestContext(era=Era.LEGACY, protocol_version=LEGACY_VERSIONS[-1], user=self.user)
         try:
-            result = initialize_result(self.dispatcher, message.get("params"), ctx)
-            params = parse_client_request("initialize", ctx.protocol_version, message.get("params")).params
-        except ValidationError as exc:
-            error = InvalidParams(f"Invalid initialize params: {exc.errors()[0]['msg']}")
-            await self.write(jsonrpc.error_response(message["id"], error))
-            return
+            done = handshake(self.dispatcher, message.get("params"), self.user)
         except McpError as exc:
             await self.write(jsonrpc.error_response(message["id"], exc))
             return
-        self.session = StdioSession(self, ctx.protocol_version,
-                                    params.capabilities.model_dump(by_alias=True, exclude_none=True),
-                                    params.client_info.model_dump(by_alias=True, exclude_none=True))
+        self.session = StdioSession(self, done.protocol_version, done.client_capabilities, done.client_info)
         # List-changed notifications from any process reach an initialized client (legacy).
         self.listeners.append(self._forward_to_session)
         await self.join(BROADCAST_GROUP)
-        await self.write(jsonrpc.result_response(message["id"], result))
+        await self.write(jsonrpc.result_response(message["id"], done.result))
 
     async def ask_client(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
         """A legacy server→client request (sampling, elicitation, roots) on stdout; waits for the answer."""
-        from .legacy import ClientRequestError
-
         request_id = f"srv-{uuid.uuid4().hex}"
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.pending[_key(request_id)] = future
         try:
             await self.write(jsonrpc.request(request_id, method, params))
-            answer = await asyncio.wait_for(future, mcp_settings.CLIENT_REQUEST_TIMEOUT_SECONDS)
-        except asyncio.TimeoutError:
-            raise ClientRequestError(f"The client did not answer {method} in time") from None
+            return await wait_for_client_answer(future, method, mcp_settings.CLIENT_REQUEST_TIMEOUT_SECONDS)
         finally:
             self.pending.pop(_key(request_id), None)
-        if "error" in answer:
-            error = answer["error"] if isinstance(answer["error"], dict) else {}
-            raise ClientRequestError(f"The client refused {method}: {error.get('message', 'error')}")
-        return answer.get("result") or {}
 
     # Change notifications, through the channel layer like every other transport ---------------
 

@@ -74,7 +74,7 @@ def _harness_command(leg: Leg) -> tuple[list[str], Path]:
             reason = f"the conformance harness is not installed in {folder.relative_to(ROOT)}: run scripts/install-conformance"
         if _in_ci():
             pytest.fail(f"CI=true but {reason}", pytrace=False)
-        pytest.skip(reason)
+        pytest.skip(reason=reason)
     package = json.loads(package_json.read_text())
     if package.get("version") != leg.version:
         pytest.fail(

@@ -58,7 +58,7 @@ async def require_tool(client: Client, name: str) -> None:
     """Skip when a conformance-app fixture the test relies on is not installed."""
     names = {tool.name for tool in (await client.list_tools()).tools}
     if name not in names:
-        pytest.skip(f"tool {name!r} (tests/conformance_app) is not registered on the server")
+        pytest.skip(reason=f"tool {name!r} (tests/conformance_app) is not registered on the server")
 
 
 def texts(result: types.CallToolResult | types.GetPromptResult) -> list[str]:

@@ -29,7 +29,7 @@ def inspector(tmp_path_factory: pytest.TempPathFactory) -> Any:
         reason = "the MCP Inspector is not installed (run scripts/install-conformance; needs npm)"
         if in_ci():
             pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
+        pytest.skip(reason=reason)
     home = tmp_path_factory.mktemp("inspector-home")
 
     def run(url: str, era: str, *arguments: str) -> tuple[int, Any]:

@@ -87,7 +87,7 @@ def tool_text(response: dict[str, Any]) -> str:
 
 def require_tool(names: set[str], name: str) -> None:
     if name not in names:
-        pytest.skip(f"tool {name!r} (tests/conformance_app) is not registered on the server")
+        pytest.skip(reason=f"tool {name!r} (tests/conformance_app) is not registered on the server")
 
 
 # --- (a) one session, any worker ---------------------------------------------------------------

@@ -1,10 +1,14 @@
 """Lifecycle methods of both eras: ``initialize`` and ``ping`` (legacy), ``server/discover`` (modern)."""
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from mcp_types.methods import parse_client_request
+from pydantic import ValidationError
 
 from ..context import LOG_LEVELS, RequestContext
 from ..errors import InvalidParams, McpError
-from ..versions import ALL_VERSIONS, negotiate_legacy_version
+from ..versions import ALL_VERSIONS, LEGACY_VERSIONS, Era, negotiate_legacy_version
 
 
 if TYPE_CHECKING:
@@ -29,6 +33,32 @@ def initialize_result(dispatcher: "Dispatcher", params: dict[str, Any] | None, c
     if instructions:
         result["instructions"] = instructions
     return dispatcher.shape_result("initialize", result, ctx)
+
+
+@dataclass(frozen=True, slots=True)
+class Handshake:
+    """A completed ``initialize``: the answer, and what the session must remember."""
+
+    result: dict[str, Any]
+    protocol_version: str
+    client_capabilities: dict[str, Any]
+    client_info: dict[str, Any] | None
+
+
+def handshake(dispatcher: "Dispatcher", params: dict[str, Any] | None, user: Any) -> Handshake:
+    """
+    Serve ``initialize`` for any transport; raises ``McpError`` (``InvalidParams`` for params that
+    do not match the negotiated revision's schema).
+    """
+    ctx = RequestContext(era=Era.LEGACY, protocol_version=LEGACY_VERSIONS[-1], user=user)
+    result = initialize_result(dispatcher, params, ctx)
+    try:
+        parsed = parse_client_request("initialize", ctx.protocol_version, params).params
+    except ValidationError as exc:
+        raise InvalidParams(f"Invalid initialize params: {exc.errors()[0]['msg']}") from None
+    return Handshake(result, ctx.protocol_version,
+                     parsed.capabilities.model_dump(by_alias=True, exclude_none=True),
+                     parsed.client_info.model_dump(by_alias=True, exclude_none=True))
 
 
 async def ping(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
