@@ -6,11 +6,18 @@ from django.utils.translation import gettext_lazy as _
 
 class McpSession(models.Model):
     """
-    One legacy Streamable HTTP session (2025-03-26 … 2025-11-25). Stored in the database so any
+    One legacy session: Streamable HTTP (2025-03-26 … 2025-11-25) or HTTP+SSE (2024-11-05). Stored in the database so any
     worker can serve any request of the session; nothing about it lives in process memory.
     """
 
+    STREAMABLE_HTTP = "streamable-http"
+    HTTP_SSE = "http-sse"
+    TRANSPORTS = [(STREAMABLE_HTTP, "Streamable HTTP"), (HTTP_SSE, "HTTP+SSE (2024-11-05)")]
+
     id = models.CharField(_("session id"), max_length=64, primary_key=True)
+    # A session belongs to the transport that opened it: a /mcp session id means nothing to
+    # /messages/, and the other way round.
+    transport = models.CharField(_("transport"), max_length=16, choices=TRANSPORTS, default=STREAMABLE_HTTP)
     protocol_version = models.CharField(_("protocol version"), max_length=16)
     client_capabilities = models.JSONField(_("client capabilities"), default=dict)
     client_info = models.JSONField(_("client info"), null=True, blank=True)

@@ -12,7 +12,7 @@ from channels.db import database_sync_to_async
 from django.utils import timezone
 
 from .conf import mcp_settings
-from .streams import publish_to_session
+from .streams import cancel_session_requests, publish_to_session
 
 
 def new_session_id() -> str:
@@ -32,7 +32,7 @@ class SessionState:
 
     def __init__(self, store: "BaseSessionStore", *, id: str, protocol_version: str,
                  client_capabilities: dict[str, Any], client_info: dict[str, Any] | None, log_level: str | None,
-                 subscriptions: list[str], user_key: str) -> None:
+                 subscriptions: list[str], user_key: str, transport: str = "streamable-http") -> None:
         self.store = store
         self.id = id
         self.protocol_version = protocol_version
@@ -41,6 +41,7 @@ class SessionState:
         self.log_level = log_level
         self.subscriptions = subscriptions
         self.user_key = user_key
+        self.transport = transport
 
     async def set_log_level(self, level: str) -> None:
         self.log_level = level
@@ -64,7 +65,8 @@ class BaseSessionStore:
     """Create, load, update and end legacy sessions."""
 
     async def create(self, *, protocol_version: str, client_capabilities: dict[str, Any],
-                     client_info: dict[str, Any] | None, user_key: str) -> SessionState:
+                     client_info: dict[str, Any] | None, user_key: str,
+                     transport: str = "streamable-http") -> SessionState:
         raise NotImplementedError(".create() must be overridden.")
 
     async def get(self, session_id: str) -> SessionState | None:
@@ -75,6 +77,10 @@ class BaseSessionStore:
 
     async def delete(self, session_id: str) -> bool:
         raise NotImplementedError(".delete() must be overridden.")
+
+    async def touch(self, session_id: str) -> bool:
+        """Mark a session as in use (an open stream); False when it no longer exists."""
+        raise NotImplementedError(".touch() must be overridden.")
 
 
 class DatabaseSessionStore(BaseSessionStore):
@@ -89,33 +95,39 @@ class DatabaseSessionStore(BaseSessionStore):
         return SessionState(self, id=row.id, protocol_version=row.protocol_version,
                             client_capabilities=row.client_capabilities or {}, client_info=row.client_info,
                             log_level=row.log_level, subscriptions=list(row.subscriptions or []),
-                            user_key=row.user_key)
+                            user_key=row.user_key, transport=row.transport)
 
     async def create(self, *, protocol_version: str, client_capabilities: dict[str, Any],
-                     client_info: dict[str, Any] | None, user_key: str) -> SessionState:
+                     client_info: dict[str, Any] | None, user_key: str,
+                     transport: str = "streamable-http") -> SessionState:
         row = await database_sync_to_async(self._model().objects.create)(
             id=new_session_id(), protocol_version=protocol_version, client_capabilities=client_capabilities,
-            client_info=client_info, user_key=user_key,
+            client_info=client_info, user_key=user_key, transport=transport,
         )
         return self._state(row)
 
     async def get(self, session_id: str) -> SessionState | None:
-        return await database_sync_to_async(self._get)(session_id)
+        state, expired = await database_sync_to_async(self._get)(session_id)
+        if expired:
+            # Its streams, on whichever worker, end too: a client must not be left listening.
+            cancel_session_requests(session_id)
+            await publish_to_session(session_id, {"type": "mcp.session_closed"})
+        return state
 
-    def _get(self, session_id: str) -> SessionState | None:
+    def _get(self, session_id: str) -> tuple[SessionState | None, bool]:
         model = self._model()
         row = model.objects.filter(pk=session_id).first()
         if row is None:
-            return None
+            return None, False
         idle = timedelta(seconds=mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS)
         now = timezone.now()
         if row.last_seen_at < now - idle:
             row.delete()
-            return None
+            return None, True
         # Touch at most once a minute: keeps expiry honest without a write per request.
         if row.last_seen_at < now - timedelta(seconds=60):
             model.objects.filter(pk=session_id).update(last_seen_at=now)
-        return self._state(row)
+        return self._state(row), False
 
     async def update(self, session_id: str, **fields: Any) -> None:
         await database_sync_to_async(self._model().objects.filter(pk=session_id).update)(**fields)
@@ -123,6 +135,11 @@ class DatabaseSessionStore(BaseSessionStore):
     async def delete(self, session_id: str) -> bool:
         deleted, _ = await database_sync_to_async(self._model().objects.filter(pk=session_id).delete)()
         return deleted > 0
+
+    async def touch(self, session_id: str) -> bool:
+        updated = await database_sync_to_async(self._model().objects.filter(pk=session_id).update)(
+            last_seen_at=timezone.now())
+        return updated > 0
 
 
 def get_session_store() -> BaseSessionStore:

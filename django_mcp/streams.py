@@ -68,3 +68,10 @@ async def cancel_request(session_id: str, request_id: Any) -> None:
         task.cancel()
         return
     await publish_to_session(session_id, {"type": "mcp.cancel", "request_id": request_id})
+
+
+def cancel_session_requests(session_id: str) -> None:
+    """Cancel this worker's requests of a session that has ended."""
+    for (owner, _), task in list(in_flight.items()):
+        if owner == session_id:
+            task.cancel()

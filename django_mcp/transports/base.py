@@ -202,8 +202,15 @@ class HttpStreamConsumer(AsyncConsumer):
     def _keepalive_due(self) -> None:
         if self.finished.is_set() or self.disconnected:
             return
-        self.spawn(self.send_sse(sse.keepalive()))
+        self.spawn(self._keepalive())
         self._schedule_keepalive()
+
+    async def _keepalive(self) -> None:
+        await self.send_sse(sse.keepalive())
+        await self.on_keepalive()
+
+    async def on_keepalive(self) -> None:
+        """Called after each keep-alive comment on an open stream."""
 
     def spawn(self, coroutine: Any) -> asyncio.Task[Any]:
         """Run a task owned by this request; it is cancelled when the consumer ends."""
@@ -235,6 +242,8 @@ class HttpStreamConsumer(AsyncConsumer):
         assert self.channel_layer is not None and self.channel_name is not None
         while True:
             event = await self.channel_layer.receive(self.channel_name)
+            if getattr(self, get_handler_name(event), None) is None:
+                continue  # a group carries events for several kinds of consumer; not all are ours
             try:
                 await self.dispatch(event)
             except StopConsumer:

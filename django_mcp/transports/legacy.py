@@ -22,10 +22,12 @@ from ..sessions import SessionState, get_session_store, user_key
 from ..streams import (
     BROADCAST_GROUP,
     cancel_request,
+    cancel_session_requests,
     deliver_client_response,
     in_flight,
     key,
     pending_client_requests,
+    publish_to_session,
     resource_group,
     session_group,
 )
@@ -38,6 +40,8 @@ class LegacySessionMixin:
     session: SessionState | None = None
     session_stream = False
     resumable = False
+    transport = "streamable-http"
+    _last_touch = 0.0
 
     async def handle_initialize(self, message: dict[str, Any]) -> None:
         request_id = jsonrpc.request_id_or_none(message)
@@ -64,7 +68,7 @@ class LegacySessionMixin:
             return None
         session = await get_session_store().get(session_id.strip())
         # A session id is not a credential: another principal using it finds nothing (digest §7).
-        if session is None or session.user_key != user_key(self.user):
+        if session is None or session.user_key != user_key(self.user) or session.transport != self.transport:
             await self.send_error(404, request_id, {"code": -32600, "message": "Session not found"})
             return None
         version = self.headers.get(constants.MCP_PROTOCOL_VERSION)
@@ -221,10 +225,7 @@ class LegacySessionMixin:
         session = await self.load_session()
         if session is None:
             return
-        await get_session_store().delete(session.id)
-        from ..streams import publish_to_session
-
-        await publish_to_session(session.id, {"type": "mcp.session_closed"})
+        await end_session(session.id)
         await self.send_response(200)
 
     async def forward_to_session_stream(self, event: dict[str, Any]) -> None:
@@ -254,8 +255,30 @@ class LegacySessionMixin:
                 await self.leave(resource_group(event["uri"]))
 
     async def mcp_session_closed(self, event: dict[str, Any]) -> None:
+        """The session ended (DELETE, or its HTTP+SSE stream closed): so do its streams and requests."""
+        if self.session is not None:
+            cancel_session_requests(self.session.id)
         if self.session_stream and self.sse_started:
             await self.end_sse()
+
+    async def on_keepalive(self) -> None:
+        """An open stream keeps its session alive, and ends when the session is gone."""
+        if not self.session_stream or self.session is None:
+            return
+        loop = asyncio.get_running_loop()
+        interval = min(3600.0, mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS / 4)
+        if loop.time() - self._last_touch < interval:
+            return
+        self._last_touch = loop.time()
+        if not await get_session_store().touch(self.session.id):
+            await self.end_sse()
+
+
+async def end_session(session_id: str) -> None:
+    """Delete a session and tell every worker: its streams end and its requests are cancelled."""
+    await get_session_store().delete(session_id)
+    cancel_session_requests(session_id)
+    await publish_to_session(session_id, {"type": "mcp.session_closed"})
 
 
 def _done(value: Any) -> asyncio.Future[Any]:

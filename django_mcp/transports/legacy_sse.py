@@ -25,7 +25,7 @@ from ..streams import BROADCAST_GROUP, publish_to_session, session_group
 from . import constants, sse
 from .base import HttpStreamConsumer
 from .http import dispatcher_for
-from .legacy import LegacySessionMixin
+from .legacy import LegacySessionMixin, end_session
 
 
 def _user(scope: dict[str, Any]) -> Any:
@@ -42,6 +42,7 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
 
     site: Any = None
     messages_path: str | None = None
+    transport = "http-sse"
 
     @property
     def user(self) -> Any:
@@ -64,7 +65,7 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
         # The session exists from the moment the stream does (digest §2.2); initialize fills it in.
         self.session = await get_session_store().create(
             protocol_version=LEGACY_VERSIONS[0], client_capabilities={}, client_info=None,
-            user_key=user_key(self.user))
+            user_key=user_key(self.user), transport=self.transport)
         self.session_stream = True
         await self.join(session_group(self.session.id))
         await self.join(BROADCAST_GROUP)
@@ -88,15 +89,17 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
             await self.send_sse(sse.message_event(event["message"], named=True))
 
     async def on_disconnect(self) -> None:
-        # Closing the stream ends the session (digest §2.2): later POSTs naming it get 404.
+        # Closing the stream ends the session (digest §2.2): later POSTs naming it get 404, and
+        # its requests still running, on any worker, are cancelled.
         if self.session is not None:
-            await get_session_store().delete(self.session.id)
+            await end_session(self.session.id)
 
 
 class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
     """``POST /messages/?session_id=…``: 202 at once; the answer goes out on the session's stream."""
 
     site: Any = None
+    transport = "http-sse"
 
     @property
     def user(self) -> Any:
@@ -121,7 +124,7 @@ class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
             await self.send_error(400, None, InvalidRequest("Bad Request: missing session_id"))
             return
         session = await get_session_store().get(session_id)
-        if session is None or session.user_key != user_key(self.user):
+        if session is None or session.user_key != user_key(self.user) or session.transport != self.transport:
             await self.send_error(404, None, {"code": -32600, "message": "Session not found"})
             return
         self.session = session

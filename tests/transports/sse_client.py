@@ -1,6 +1,8 @@
 """
 A small HTTP + SSE client for tests that must see the wire: ``http.client`` with timeouts and an
-incremental ``text/event-stream`` parser (event ids, data, comments), plus a legacy session helper.
+incremental ``text/event-stream`` parser (event ids, data, comments), plus session helpers for the
+legacy Streamable HTTP transport (``LegacySession``) and the 2024-11-05 HTTP+SSE transport
+(``SseSession``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ class SSEStream:
         self.connection = connection
         self.response = response
         self.comments = 0
+        # The text of every comment line read (e.g. ``: ping - 2026-01-01 12:00:00``).
+        self.comment_lines: list[str] = []
+        # The raw lines (line ends stripped) of the last event returned by next_event(), with the
+        # blank line that ended it: what the wire carried, for tests that check the framing.
+        self.last_lines: list[str] = []
 
     def next_event(self, deadline: float, *, idle: bool = False) -> dict[str, str] | None:
         """
@@ -37,6 +44,7 @@ class SSEStream:
         a keep-alive comment counts as an empty event, so callers regain control every 2 s.
         """
         fields: dict[str, list[str]] = {}
+        lines: list[str] = []
         while True:
             if time.monotonic() > deadline:
                 raise AssertionError("timed out waiting for an SSE event")
@@ -45,12 +53,16 @@ class SSEStream:
             if not raw:
                 return None
             line = raw.decode("utf-8").rstrip("\r\n")
+            lines.append(line)
             if not line:
                 if fields or idle:
+                    self.last_lines = lines
                     return {name: "\n".join(values) for name, values in fields.items()}
+                lines = []
                 continue
             if line.startswith(":"):
                 self.comments += 1
+                self.comment_lines.append(line)
                 continue
             name, _, value = line.partition(":")
             fields.setdefault(name, []).append(value[1:] if value.startswith(" ") else value)
@@ -109,6 +121,8 @@ class Reply:
     headers: dict[str, str]
     body: Any = None
     stream: SSEStream | None = None
+    # The undecoded body (empty for SSE responses, which are handed back open).
+    raw: bytes = b""
 
     @property
     def content_type(self) -> str:
@@ -120,10 +134,21 @@ def request(server: LiveServer, method: str, message: Any = None, headers: Mappi
     One HTTP request. A JSON body is read and decoded; an SSE response is handed back open
     (``reply.stream``) for the caller to read and close.
     """
-    connection = http.client.HTTPConnection(server.host, server.port, timeout=SOCKET_TIMEOUT)
-    body = None if message is None else json.dumps(message)
+    body = None if message is None else json.dumps(message).encode()
     all_headers = {**(POST_HEADERS if method == "POST" else {}), **(headers or {})}
-    connection.request(method, "/mcp", body=body, headers=all_headers)
+    return send(server, method, "/mcp", body, all_headers)
+
+
+def send(server: LiveServer, method: str, target: str, body: bytes | None = None,
+         headers: Mapping[str, str] | None = None) -> Reply:
+    """
+    One HTTP request to any ``target`` (path and query) with a raw body and exactly the given
+    headers (``http.client`` adds ``Host`` unless one is given, and ``Content-Length``). A JSON
+    body is decoded into ``reply.body``, every body is kept in ``reply.raw``; an SSE response is
+    handed back open (``reply.stream``).
+    """
+    connection = http.client.HTTPConnection(server.host, server.port, timeout=SOCKET_TIMEOUT)
+    connection.request(method, target, body=body, headers=dict(headers or {}))
     response = connection.getresponse()
     reply = Reply(response.status, {name.lower(): value for name, value in response.getheaders()})
     if reply.content_type == SSE:
@@ -131,6 +156,7 @@ def request(server: LiveServer, method: str, message: Any = None, headers: Mappi
         return reply
     raw = response.read()
     connection.close()
+    reply.raw = raw
     if raw and reply.content_type == JSON:
         reply.body = json.loads(raw)
     return reply
@@ -194,3 +220,77 @@ class LegacySession:
         reply = request(server, "GET", headers={"Accept": SSE, **self.headers()})
         assert reply.status == 200 and reply.stream is not None, (reply.status, reply.body)
         return reply.stream
+
+
+# --- the 2024-11-05 HTTP+SSE transport (digest §2.2) -------------------------------------------
+
+
+SSE_VERSION = "2024-11-05"
+
+
+@dataclass
+class SseSession:
+    """
+    A 2024-11-05 HTTP+SSE session (digest §2.2): ``GET /sse`` holds the stream, whose first event
+    (``endpoint``) names the URL every client message is POSTed to; answers arrive on the stream.
+    """
+
+    stream: SSEStream
+    headers: dict[str, str]
+    endpoint: str
+    endpoint_lines: list[str]
+    next_id: Iterator[int] = field(default_factory=lambda: iter(range(1, 10**6)))
+
+    @property
+    def session_id(self) -> str:
+        return self.endpoint.partition("session_id=")[2]
+
+    @classmethod
+    def open(cls, server: LiveServer, path: str = "/sse", headers: Mapping[str, str] | None = None) -> SseSession:
+        """GET the stream and read the ``endpoint`` event (the first thing on it)."""
+        reply = send(server, "GET", path, headers={"Accept": SSE, **(headers or {})})
+        assert reply.status == 200 and reply.stream is not None, (reply.status, reply.headers, reply.body)
+        event = reply.stream.next_event(time.monotonic() + WAIT)
+        assert event is not None and event.get("event") == "endpoint", event
+        return cls(reply.stream, reply.headers, event["data"], list(reply.stream.last_lines))
+
+    def message(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self.next_id), "method": method}
+        if params is not None:
+            message["params"] = params
+        return message
+
+    def post_raw(self, server: LiveServer, body: bytes, headers: Mapping[str, str] | None = None,
+                 target: str | None = None) -> Reply:
+        """POST bytes to the endpoint (or to ``target``) on ``server``."""
+        return send(server, "POST", target or self.endpoint, body, {"Content-Type": JSON, **(headers or {})})
+
+    def post(self, server: LiveServer, message: Any, headers: Mapping[str, str] | None = None) -> Reply:
+        """POST one JSON-RPC message (or a batch); the server answers 202 and replies on the stream."""
+        return self.post_raw(server, json.dumps(message).encode(), headers)
+
+    def accepted(self, server: LiveServer, message: Any) -> None:
+        reply = self.post(server, message)
+        assert reply.status == 202 and reply.raw == b"Accepted", (reply.status, reply.raw)
+
+    def call(self, server: LiveServer, method: str, params: dict[str, Any] | None = None,
+             timeout: float = WAIT) -> dict[str, Any]:
+        """POST a request (202) and return its response from the stream, skipping other messages."""
+        message = self.message(method, params)
+        self.accepted(server, message)
+        response, _ = self.stream.wait_for(lambda m: m.get("id") == message["id"] and "method" not in m, timeout)
+        return response
+
+    def initialize(self, server: LiveServer, version: str = SSE_VERSION,
+                   capabilities: dict[str, Any] | None = None, *, initialized_on: LiveServer | None = None
+                   ) -> dict[str, Any]:
+        """``initialize`` then ``notifications/initialized``; returns the initialize result."""
+        response = self.call(server, "initialize", {
+            "protocolVersion": version, "capabilities": capabilities or {},
+            "clientInfo": {"name": "legacy-sse-test", "version": "1.0"}})
+        assert "result" in response, response
+        self.accepted(initialized_on or server, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return response["result"]
+
+    def close(self) -> None:
+        self.stream.close()
