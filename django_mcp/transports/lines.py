@@ -50,6 +50,7 @@ class LineReader:
                 discarding = True
             if self.eof:
                 if discarding:
+                    self.buffer.clear()  # the rest of the oversized line is not a message of its own
                     raise LineTooLong(f"Message larger than {self.limit} bytes refused")
                 if not self.buffer:
                     return None

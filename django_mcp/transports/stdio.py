@@ -31,6 +31,8 @@ from .lines import LineReader, LineTooLong
 
 logger = logging.getLogger("django_mcp.stdio")
 
+SHUTDOWN_GRACE_SECONDS = 2.0
+
 
 class StdioSession:
     """The legacy session of a stdio process: in memory, since the process is the session."""
@@ -92,6 +94,10 @@ class StdioServer:
                 if line.strip():
                     await self.handle_line(line)
         finally:
+            # End of input: requests already read get a short grace to answer (a shell pipe closes
+            # stdin right after writing), then the process stops promptly (digest §2.1).
+            if self.tasks:
+                await asyncio.wait(list(self.tasks.values()), timeout=SHUTDOWN_GRACE_SECONDS)
             for task in list(self.tasks.values()):
                 task.cancel()
             await asyncio.gather(*self.tasks.values(), return_exceptions=True)
@@ -100,8 +106,13 @@ class StdioServer:
     async def write(self, message: Any) -> None:
         data = jsonrpc.encode(message) + b"\n"
         async with self.write_lock:
-            self.output.write(data)
-            self.output.flush()
+            # In a thread: a client that stops reading fills the pipe, and that must not stall
+            # the event loop (the other requests, the input) along with this write.
+            await asyncio.to_thread(self._write, data)
+
+    def _write(self, data: bytes) -> None:
+        self.output.write(data)
+        self.output.flush()
 
     async def handle_line(self, line: bytes) -> None:
         try:
@@ -188,6 +199,11 @@ class StdioServer:
                                          send_request=self.ask_client, transport="stdio")
 
     async def initialize(self, message: dict[str, Any]) -> None:
+        if self.session is not None:
+            # The process is the session: it is initialized once (digest §3.1).
+            await self.write(jsonrpc.error_response(message["id"], InvalidRequest(
+                "Invalid Request: this process is already initialized")))
+            return
         try:
             done = handshake(self.dispatcher, message.get("params"), self.user)
         except McpError as exc:
