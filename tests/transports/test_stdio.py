@@ -782,6 +782,7 @@ def test_known_user_serves(spawn: Callable[..., StdioProcess]) -> None:
         assert process.wait(10) == 0, process.describe()
 
 
+@pytest.mark.django_db
 async def test_calls_run_as_the_given_user() -> None:
     """
     In-process (``StdioServer`` on byte buffers; no subprocess): every call, legacy or 2026-07-28,
