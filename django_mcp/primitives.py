@@ -29,7 +29,7 @@ def find_context_parameter(fn: Callable[..., Any]) -> str | None:
     return None
 
 
-def first_line(doc: str | None) -> str | None:
+def docstring_of(doc: str | None) -> str | None:
     """The docstring, dedented; None when there is none."""
     return inspect.cleandoc(doc) if doc else None
 
@@ -82,7 +82,7 @@ class Primitive:
         self.callable = RegisteredCallable(fn)
         self.name = name or fn.__name__
         self.title = title
-        self.description = description or first_line(fn.__doc__)
+        self.description = description or docstring_of(fn.__doc__)
         self.icons = icons
         self.meta = meta
         self.permission = permission

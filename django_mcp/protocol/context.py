@@ -59,7 +59,6 @@ class RequestContext:
     close_stream: Callable[[], Awaitable[None]] | None = None
     input_answers: dict[str, Any] = field(default_factory=dict)
     transport: str = "http"
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def for_legacy(cls, session: LegacySession, message: dict[str, Any], *, user: Any, **transport: Any
