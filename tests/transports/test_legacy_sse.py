@@ -36,6 +36,7 @@ from mcp.client.sse import sse_client
 
 from tests.live import LiveServer
 from tests.transports.sse_client import JSON, SSE, SseSession, send
+from tests.transports.workers import tool_text
 
 
 TIMEOUT = 20
@@ -65,11 +66,6 @@ def session(server: LiveServer) -> Iterator[SseSession]:
         yield opened
     finally:
         opened.close()
-
-
-def tool_text(response: dict[str, Any]) -> str:
-    assert "result" in response, response
-    return "".join(block["text"] for block in response["result"]["content"] if block["type"] == "text")
 
 
 def assert_jsonrpc_error(body: Any, code: int | None = None, request_id: Any = None) -> None:

@@ -14,39 +14,27 @@ has a timeout and every wait a deadline; the workers send keep-alive comments ev
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
 
 import pytest
 
-from tests.live import ROOT, LiveServer, server_env
+from tests.live import LiveServer
+from tests.transports.workers import Workers, publish_from_third_process, tool_text, two_workers
 from tests.transports.sse_client import SseSession
-
-
-@dataclass
-class Workers:
-    a: LiveServer
-    b: LiveServer
-    env: Mapping[str, str]
 
 
 @pytest.fixture(scope="module")
 def workers(services: Mapping[str, str]) -> Iterator[Workers]:
     """Two daphne processes on the same PostgreSQL database and Redis channel layer."""
-    env = {**services, "MCP_TEST_KEEPALIVE": "1"}
-    with LiveServer(env=env, name="sse-worker-a") as a, LiveServer(env=env, name="sse-worker-b") as b:
-        yield Workers(a, b, env)
+    with two_workers(services, keepalive="1", prefix="sse-worker") as started:
+        yield started
 
 
 @pytest.fixture
 def logs(workers: Workers) -> Iterator[None]:
     """Print where the worker logs are, so a failing test shows them."""
-    print(f"worker A: {workers.a.url} log {workers.a.log_path}")
-    print(f"worker B: {workers.b.url} log {workers.b.log_path}")
+    print(workers.describe())
     yield
 
 
@@ -60,19 +48,6 @@ def session(workers: Workers, logs: None) -> Iterator[SseSession]:
         yield opened
     finally:
         opened.close()
-
-
-def tool_text(response: dict[str, Any]) -> str:
-    assert "result" in response, response
-    return "".join(block["text"] for block in response["result"]["content"] if block["type"] == "text")
-
-
-def publish_from_third_process(env: Mapping[str, str], *statements: str) -> None:
-    """Run ``django.setup()`` and then ``statements`` in a fresh interpreter on the same services."""
-    code = "; ".join(["import django", "django.setup()", *statements])
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=server_env(env), timeout=60,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert result.returncode == 0, result.stdout
 
 
 def echo_via(server: LiveServer, session: SseSession, text: str) -> None:

@@ -16,17 +16,15 @@ often.
 
 from __future__ import annotations
 
-import subprocess
 import time
-import sys
 import uuid
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from tests.live import ROOT, LiveServer, server_env
+from tests.live import LiveServer
+from tests.transports.workers import Workers, publish_from_third_process, tool_text, two_workers
 from tests.transports.sse_client import SSE, LegacySession, Reply, SSEStream, request
 
 
@@ -37,26 +35,17 @@ SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 # --- fixtures ----------------------------------------------------------------------------------
 
 
-@dataclass
-class Workers:
-    a: LiveServer
-    b: LiveServer
-    env: Mapping[str, str]
-
-
 @pytest.fixture(scope="module")
 def workers(services: Mapping[str, str]) -> Iterator[Workers]:
     """Two daphne processes on the same PostgreSQL database and Redis channel layer."""
-    env = {**services, "MCP_TEST_KEEPALIVE": "2"}
-    with LiveServer(env=env, name="worker-a") as a, LiveServer(env=env, name="worker-b") as b:
-        yield Workers(a, b, env)
+    with two_workers(services, keepalive="2", prefix="worker") as started:
+        yield started
 
 
 @pytest.fixture
 def logs(workers: Workers) -> Iterator[None]:
     """Print where the worker logs are, so a failing test shows them."""
-    print(f"worker A: {workers.a.url} log {workers.a.log_path}")
-    print(f"worker B: {workers.b.url} log {workers.b.log_path}")
+    print(workers.describe())
     yield
 
 
@@ -70,19 +59,6 @@ def modern_call(server: LiveServer, request_id: Any, method: str, params: dict[s
         headers["Mcp-Name"] = params["name"]
     message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": meta}}
     return request(server, "POST", message, headers)
-
-
-def publish_from_third_process(env: Mapping[str, str], *statements: str) -> None:
-    """Run ``django.setup()`` and then ``statements`` in a fresh interpreter on the same services."""
-    code = "; ".join(["import django", "django.setup()", *statements])
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=server_env(env), timeout=60,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert result.returncode == 0, result.stdout
-
-
-def tool_text(response: dict[str, Any]) -> str:
-    assert "result" in response, response
-    return "".join(block["text"] for block in response["result"]["content"] if block["type"] == "text")
 
 
 def require_tool(names: set[str], name: str) -> None:

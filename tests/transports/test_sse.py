@@ -3,8 +3,6 @@
 import json
 import re
 
-import pytest
-
 from django_mcp.transports import sse
 
 

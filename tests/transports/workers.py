@@ -1,0 +1,49 @@
+"""
+Shared pieces of the multi-worker tests: two daphne processes on one PostgreSQL database and one
+Redis channel layer, a third process that publishes the way application code would, and reading
+a tool result's text.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from tests.live import ROOT, LiveServer, server_env
+
+
+@dataclass
+class Workers:
+    a: LiveServer
+    b: LiveServer
+    env: Mapping[str, str]
+
+    def describe(self) -> str:
+        return (f"worker A: {self.a.url} log {self.a.log_path}\n"
+                f"worker B: {self.b.url} log {self.b.log_path}")
+
+
+@contextmanager
+def two_workers(services: Mapping[str, str], *, keepalive: str, prefix: str) -> Iterator[Workers]:
+    """Two daphne processes on the same services, with short keep-alives so waits are checked often."""
+    env = {**services, "MCP_TEST_KEEPALIVE": keepalive}
+    with LiveServer(env=env, name=f"{prefix}-a") as a, LiveServer(env=env, name=f"{prefix}-b") as b:
+        yield Workers(a, b, env)
+
+
+def publish_from_third_process(env: Mapping[str, str], *statements: str) -> None:
+    """Run ``django.setup()`` and then ``statements`` in a fresh interpreter on the same services."""
+    code = "; ".join(["import django", "django.setup()", *statements])
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=server_env(env), timeout=60,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert result.returncode == 0, result.stdout
+
+
+def tool_text(response: dict[str, Any]) -> str:
+    """The text blocks of a tools/call result, joined."""
+    assert "result" in response, response
+    return "".join(block["text"] for block in response["result"]["content"] if block["type"] == "text")
