@@ -1,13 +1,19 @@
 """
 django_mcp turns a Django project into a Model Context Protocol server.
 
-Register primitives in an app's ``mcp.py``::
+Register primitives in an app's ``mcp.py``, as functions or as options classes::
 
-    from django_mcp import tool, resource, prompt, Context
+    from django_mcp import Tool, tool, register
 
     @tool(annotations={"readOnlyHint": True})
     def search_books(query: str, limit: int = 10) -> list[BookOut]:
         "Search the catalogue by title or author."
+
+    @register()
+    class LendBook(Tool):
+        permission_classes = ["library.change_book"]
+
+        async def call(self, book_id: int) -> str: ...
 
 The names below load lazily, so importing ``django_mcp`` never touches models or settings.
 """
@@ -16,16 +22,25 @@ from importlib import import_module
 from typing import Any
 
 
-__all__ = ["Context", "McpSite", "content", "prompt", "resource", "site", "tool"]
+__all__ = ["Context", "McpSite", "ModelOptions", "Prompt", "Resource", "ResourceTemplate", "Tool", "autodiscover",
+           "content", "permissions", "prompt", "register", "resource", "site", "tool"]
 
 _LAZY = {
     "Context": ("django_mcp.context", "Context"),
-    "McpSite": ("django_mcp.registry", "McpSite"),
-    "site": ("django_mcp.registry", "default_site"),
-    "tool": ("django_mcp.registry", "tool"),
-    "resource": ("django_mcp.registry", "resource"),
-    "prompt": ("django_mcp.registry", "prompt"),
+    "McpSite": ("django_mcp.sites", "McpSite"),
+    "ModelOptions": ("django_mcp.model_options", "ModelOptions"),
+    "Prompt": ("django_mcp.prompts", "Prompt"),
+    "Resource": ("django_mcp.resources", "Resource"),
+    "ResourceTemplate": ("django_mcp.resources", "ResourceTemplate"),
+    "Tool": ("django_mcp.tools", "Tool"),
+    "autodiscover": ("django_mcp.sites", "autodiscover"),
+    "site": ("django_mcp.sites", "site"),
+    "register": ("django_mcp.sites", "register"),
+    "tool": ("django_mcp.sites", "tool"),
+    "resource": ("django_mcp.sites", "resource"),
+    "prompt": ("django_mcp.sites", "prompt"),
     "content": ("django_mcp.content", None),
+    "permissions": ("django_mcp.permissions", None),
 }
 
 

@@ -1,7 +1,6 @@
 """App configuration: autodiscovers every installed app's ``mcp`` module, like the admin does."""
 
 from django.apps import AppConfig
-from django.utils.module_loading import autodiscover_modules
 
 
 class SimpleMcpConfig(AppConfig):
@@ -22,4 +21,6 @@ class McpConfig(SimpleMcpConfig):
 
     def ready(self) -> None:
         super().ready()
-        autodiscover_modules("mcp")
+        from .sites import autodiscover
+
+        autodiscover()

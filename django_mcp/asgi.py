@@ -19,19 +19,25 @@ from typing import Any
 
 from .conf import mcp_settings
 from .transports.http import McpHttpConsumer
-from .transports.legacy_sse import LegacySseMessagesConsumer, LegacySseStreamConsumer
+from .transports.http_sse import LegacySseMessagesConsumer, LegacySseStreamConsumer
 
 
 def _normalized(path: str | None) -> str | None:
     return None if path is None else "/" + path.strip("/")
 
 
-def application(django_asgi_app: Any, *, site: Any = None, path: str | None = None) -> Any:
-    """An ASGI app that serves MCP at ``path`` and hands every other request to ``django_asgi_app``."""
+def application(django_asgi_app: Any, *, site: Any = None, path: str | None = None,
+                authentication_classes: Any = None) -> Any:
+    """
+    An ASGI app that serves MCP at ``path`` and hands every other request to ``django_asgi_app``.
+    ``site`` and ``authentication_classes`` default to ``DJANGO_MCP["SITE"]`` and
+    ``DJANGO_MCP["DEFAULT_AUTHENTICATION_CLASSES"]``.
+    """
+    options = {"site": site, "authentication_classes": authentication_classes}
     consumers = {
-        "mcp": McpHttpConsumer.as_asgi(site=site),
-        "sse": LegacySseStreamConsumer.as_asgi(site=site),
-        "messages": LegacySseMessagesConsumer.as_asgi(site=site),
+        "mcp": McpHttpConsumer.as_asgi(**options),
+        "sse": LegacySseStreamConsumer.as_asgi(**options),
+        "messages": LegacySseMessagesConsumer.as_asgi(**options),
     }
 
     def route(request_path: str) -> Any:

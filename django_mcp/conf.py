@@ -4,9 +4,8 @@ Settings for django_mcp, all under one ``DJANGO_MCP`` dict in the project's sett
     DJANGO_MCP = {
         "SERVER_NAME": "library",
         "MCP_PATH": "mcp",
-    # The 2024-11-05 HTTP+SSE transport's two endpoints; None leaves them out.
-    "SSE_PATH": "sse",
-    "SSE_MESSAGES_PATH": "messages/",
+        "SITE": "myproject.mcp_site.site",
+        "DEFAULT_PERMISSION_CLASSES": ["django_mcp.permissions.IsAuthenticated"],
         "ALLOWED_ORIGINS": ["https://claude.ai"],
     }
 
@@ -17,6 +16,7 @@ settings (``setting_changed``), in the manner of DRF's ``api_settings``.
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.utils.module_loading import import_string
 
@@ -49,17 +49,27 @@ DEFAULTS: dict[str, Any] = {
     # How long the server waits for a legacy client's answer to its own request.
     "CLIENT_REQUEST_TIMEOUT_SECONDS": 300.0,
     # Pluggable pieces, as import strings.
-    "SESSION_STORE": "django_mcp.sessions.DatabaseSessionStore",
+    "SESSION_STORE": "django_mcp.stores.sessions.DatabaseSessionStore",
     # Stores events of legacy SSE streams for Last-Event-ID resumption; None turns that off.
-    "EVENT_STORE": "django_mcp.events.DatabaseEventStore",
+    "EVENT_STORE": "django_mcp.stores.events.DatabaseEventStore",
     # Stored events older than this are removed by `manage.py mcp_clearsessions`.
     "EVENT_RETENTION_SECONDS": 3600,
     # The reconnection delay announced to clients on resumable streams (SSE `retry:`).
     "SSE_RETRY_MILLISECONDS": 1000,
-    "SITE": "django_mcp.registry.site",
+    # The site the endpoints serve and the decorators fill: an McpSite instance, or a subclass
+    # (instantiated once).
+    "SITE": "django_mcp.sites.McpSite",
+    # Who is asking: tried in order, the first that recognises a credential wins.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "django_mcp.authentication.SessionAuthentication",
+        "django_mcp.authentication.ProcessUserAuthentication",
+    ],
+    # What guards a primitive that sets no permission_classes of its own.
+    "DEFAULT_PERMISSION_CLASSES": ["django_mcp.permissions.AllowAny"],
 }
 
-IMPORT_STRINGS = {"SESSION_STORE", "EVENT_STORE", "SITE"}
+IMPORT_STRINGS = {"SESSION_STORE", "EVENT_STORE", "SITE", "DEFAULT_AUTHENTICATION_CLASSES",
+                  "DEFAULT_PERMISSION_CLASSES"}
 
 
 class McpSettings:
@@ -79,14 +89,27 @@ class McpSettings:
         if name in self._cached:
             return self._cached[name]
         value = self.user_settings.get(name, self.defaults[name])
-        if name in IMPORT_STRINGS and isinstance(value, str):
-            value = import_string(value)
+        if name in IMPORT_STRINGS:
+            value = perform_import(value, name)
         self._cached[name] = value
         return value
 
     def reload(self) -> None:
         """Forget cached values so the next access reads settings again."""
         self._cached.clear()
+
+
+def perform_import(value: Any, setting: str) -> Any:
+    """Resolve an import string, or each string of a list; a failure names the setting."""
+    if isinstance(value, str):
+        try:
+            return import_string(value)
+        except ImportError as exc:
+            raise ImproperlyConfigured(f'Could not import {value!r} for the setting DJANGO_MCP["{setting}"]: '
+                                       f"{exc}") from exc
+    if isinstance(value, (list, tuple)):
+        return [perform_import(item, setting) for item in value]
+    return value
 
 
 mcp_settings = McpSettings()

@@ -9,6 +9,20 @@ from .protocol.context import RequestContext
 from .protocol.input import ELICIT, LIST_ROOTS, SAMPLE, request_input
 
 
+ACTIONS = {
+    "tools/list": "list",
+    "resources/list": "list",
+    "resources/templates/list": "list",
+    "prompts/list": "list",
+    "tools/call": "call",
+    "resources/read": "read",
+    "resources/subscribe": "read",
+    "subscriptions/listen": "read",
+    "prompts/get": "get",
+    "completion/complete": "complete",
+}
+
+
 class Context:
     """
     A handle on the current MCP request, for code registered with ``@tool``, ``@prompt`` or
@@ -29,6 +43,43 @@ class Context:
     def user(self) -> Any:
         """The Django user the request runs as (``AnonymousUser`` when nobody authenticated)."""
         return self.request.user
+
+    @property
+    def auth(self) -> Any:
+        """
+        The credential the request was authenticated with (an OAuth access token, an API key…),
+        as the authentication class returned it; None for anonymous and session-cookie requests.
+        """
+        return self.request.auth
+
+    @property
+    def scopes(self) -> frozenset[str] | None:
+        """
+        The scopes ``auth`` grants: its ``scopes`` (any iterable of names) or its space-separated
+        ``scope`` string, as OAuth tokens carry them; None when the credential has no scopes.
+        """
+        auth = self.request.auth
+        if auth is None:
+            return None
+        scopes = getattr(auth, "scopes", None)
+        if scopes is not None and not isinstance(scopes, str):
+            return frozenset(scopes)
+        scope = scopes if isinstance(scopes, str) else getattr(auth, "scope", None)
+        return frozenset(scope.split()) if isinstance(scope, str) else None
+
+    @property
+    def method(self) -> str | None:
+        """The MCP method being served (``tools/call``, ``resources/list``…)."""
+        return self.request.method
+
+    @property
+    def action(self) -> str | None:
+        """
+        The method as a permission action: ``list`` for the ``*/list`` methods, ``call``
+        (``tools/call``), ``read`` (``resources/read`` and subscriptions), ``get``
+        (``prompts/get``) or ``complete``.
+        """
+        return ACTIONS.get(self.request.method or "")
 
     @property
     def request_id(self) -> Any:

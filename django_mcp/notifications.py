@@ -14,7 +14,7 @@ from typing import Literal
 
 from asgiref.sync import async_to_sync
 
-from .streams import BROADCAST_GROUP, publish, resource_group
+from .fanout import BROADCAST_GROUP, NOTIFY, publish, resource_group
 
 
 ListKind = Literal["tools", "prompts", "resources"]
@@ -29,13 +29,13 @@ async def anotify_list_changed(kind: ListKind) -> None:
     """Announce that the list of ``tools``, ``prompts`` or ``resources`` changed."""
     if kind not in _LIST_METHODS:
         raise ValueError(f"kind must be one of {', '.join(_LIST_METHODS)}")
-    await publish(BROADCAST_GROUP, {"type": "mcp.notify", "kind": kind,
+    await publish(BROADCAST_GROUP, {"type": NOTIFY, "kind": kind,
                                     "message": {"jsonrpc": "2.0", "method": _LIST_METHODS[kind]}})
 
 
 async def anotify_resource_updated(uri: str) -> None:
     """Announce that the resource at ``uri`` changed."""
-    await publish(resource_group(uri), {"type": "mcp.notify", "kind": "resource", "uri": uri,
+    await publish(resource_group(uri), {"type": NOTIFY, "kind": "resource", "uri": uri,
                                         "message": {"jsonrpc": "2.0", "method": "notifications/resources/updated",
                                                     "params": {"uri": uri}}})
 

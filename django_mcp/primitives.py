@@ -1,20 +1,32 @@
 """
-What tools, resources and prompts have in common: how a Python callable is inspected once at
-registration (sync or async, which parameter receives the :class:`Context`), how it is run (sync
-code crosses into a thread with Django's connection handling), and who may see it.
+What tools, resources, resource templates and prompts have in common.
+
+Each is an *options class*, the way a ``ModelAdmin`` is: options are class attributes (``name``,
+``title``, ``description``, ``icons``, ``meta``, ``permission_classes`` …), ``get_*`` hooks vary
+what a request sees, and one method does the work (``call`` for a tool, ``read`` for a resource,
+``render`` for a prompt). The site keeps one instance per registered class and shares it across
+requests, so per-request state lives in the :class:`~django_mcp.Context`, never on ``self``.
+
+The decorators are the short form: ``@tool(title="…")`` on a function builds a subclass whose work
+method is that function (:meth:`Primitive.from_function`), as ``AdminSite.register(model,
+**options)`` builds a ``ModelAdmin`` subclass. An option that does not exist is a ``TypeError`` at
+import time.
 """
 
+from __future__ import annotations
+
 import inspect
+import re
 from collections.abc import Callable
-from typing import Any, get_type_hints
+from typing import Any, ClassVar, get_type_hints
 
 from channels.db import database_sync_to_async
+from django.core.exceptions import ImproperlyConfigured
 
+from .conf import mcp_settings
 from .context import Context
+from .permissions import BasePermission, allows, allows_object, as_permissions
 from .protocol.context import RequestContext
-
-
-Permission = Callable[[Any], bool] | str | None
 
 
 def find_context_parameter(fn: Callable[..., Any]) -> str | None:
@@ -34,8 +46,23 @@ def docstring_of(doc: str | None) -> str | None:
     return inspect.cleandoc(doc) if doc else None
 
 
+def snake_case(name: str) -> str:
+    """``SearchBooks`` → ``search_books``: the default name of a class-based primitive."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+def parameters_of(fn: Callable[..., Any], skip: str | None) -> list[inspect.Parameter]:
+    """The parameters a client fills in: all but ``self``, the Context one, ``*args`` and ``**kwargs``."""
+    return [parameter for name, parameter in inspect.signature(fn).parameters.items()
+            if name != skip and parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)]
+
+
+def takes_any_keyword(fn: Callable[..., Any]) -> bool:
+    return any(p.kind is p.VAR_KEYWORD for p in inspect.signature(fn).parameters.values())
+
+
 class RegisteredCallable:
-    """A registered callable, inspected once: async or not, and where the Context goes."""
+    """A work method, inspected once: async or not, and where the Context goes."""
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
@@ -53,44 +80,152 @@ class RegisteredCallable:
         return await self._sync_runner(**kwargs)
 
 
-async def is_permitted(permission: Permission, ctx: RequestContext) -> bool:
-    """
-    Check a primitive's permission for the request's user: None allows everyone, a string is a
-    Django permission (``"library.view_book"``), a callable gets the user and returns a bool.
-    """
-    if permission is None:
-        return True
-    user = ctx.user
-    if isinstance(permission, str):
-        if user is None:
-            return False
-        return await database_sync_to_async(user.has_perm)(permission)
-    if inspect.iscoroutinefunction(permission):
-        return bool(await permission(user))
-    return bool(await database_sync_to_async(permission)(user))
-
-
 class Primitive:
     """
-    What every registered tool, resource and prompt carries: the callable (inspected once),
-    display metadata and a permission. Subclasses add their own fields and wire shape.
+    The options every primitive has. Subclasses name their work method in :attr:`work_method`
+    and list the options their short form accepts in :attr:`options`.
     """
 
-    def __init__(self, fn: Callable[..., Any], *, name: str | None, title: str | None, description: str | None,
-                 icons: list[dict[str, Any]] | None, meta: dict[str, Any] | None, permission: Permission) -> None:
-        self.fn = fn
-        self.callable = RegisteredCallable(fn)
-        self.name = name or fn.__name__
-        self.title = title
-        self.description = description or docstring_of(fn.__doc__)
-        self.icons = icons
-        self.meta = meta
-        self.permission = permission
+    #: ``"tool"``, ``"resource"``, ``"resource_template"`` or ``"prompt"``.
+    kind: ClassVar[str] = ""
+    #: The method that does the work.
+    work_method: ClassVar[str] = ""
+    #: Option names the decorators and ``from_function`` accept (each is a class attribute).
+    options: ClassVar[frozenset[str]] = frozenset({"name", "title", "description", "icons", "meta",
+                                                   "permission_classes", "permission"})
+    #: Set by :meth:`from_function`: the decorated function.
+    function: ClassVar[Callable[..., Any] | None] = None
 
-    def described(self, required: dict[str, Any], **optional: Any) -> dict[str, Any]:
-        """A wire definition: ``required`` fields, then the display fields and ``optional`` ones that are set."""
-        definition = dict(required)
-        fields = {"title": self.title, "description": self.description, **optional, "icons": self.icons,
-                  "_meta": self.meta}
-        definition.update((key, value) for key, value in fields.items() if value is not None)
+    name: str | None = None
+    title: str | None = None
+    description: str | None = None
+    icons: list[dict[str, Any]] | None = None
+    meta: dict[str, Any] | None = None
+    #: Permission classes, instances, Django permission strings or ``fn(ctx)`` callables; None
+    #: means ``DJANGO_MCP["DEFAULT_PERMISSION_CLASSES"]``.
+    permission_classes: Any = None
+    #: Shorthand for a single entry of ``permission_classes``.
+    permission: Any = None
+
+    def __init__(self) -> None:
+        work = getattr(self, self.work_method, None)
+        if not callable(work):
+            raise ImproperlyConfigured(f"{type(self).__qualname__} must define {self.work_method}().")
+        self.callable = RegisteredCallable(work)
+        self.name = self.name or self.default_name()
+        self.description = self.description or self.default_description()
+        explicit = self.permission_classes
+        # getattr_static: a function set as a class attribute must not come back as a bound method.
+        shorthand = inspect.getattr_static(self, "permission")
+        shorthand = shorthand.__func__ if isinstance(shorthand, staticmethod) else shorthand
+        if shorthand is not None:
+            explicit = [*(as_permissions(explicit) if explicit is not None else []), shorthand]
+        # Resolved now so a bad entry fails at import; None keeps following the setting.
+        self._permissions = None if explicit is None else as_permissions(explicit)
+
+    @classmethod
+    def from_function(cls, fn: Callable[..., Any], **options: Any) -> Primitive:
+        """The short form: a subclass whose work method is ``fn``, with ``options`` as attributes."""
+        cls.check_options(options, f"@{cls.kind}()" if cls.kind != "resource_template" else "@resource()")
+        attrs = {**as_class_attributes(options), cls.work_method: staticmethod(fn), "function": staticmethod(fn),
+                 "__module__": getattr(fn, "__module__", cls.__module__), "__qualname__": fn.__qualname__}
+        subclass = type(fn.__name__, (cls,), attrs)
+        return subclass()
+
+    @classmethod
+    def check_options(cls, options: dict[str, Any], where: str) -> None:
+        """Refuse options this kind of primitive does not have, naming them."""
+        unknown = sorted(set(options) - cls.options)
+        if unknown:
+            raise TypeError(f"{where} got unknown option{'s' if len(unknown) > 1 else ''} "
+                            f"{', '.join(map(repr, unknown))}; known options: {', '.join(sorted(cls.options))}")
+
+    # Identity ---------------------------------------------------------------------------------
+
+    @property
+    def key(self) -> str:
+        """What the site files it under: a name, a URI or a URI template."""
+        return self.name or ""
+
+    def default_name(self) -> str:
+        return self.function.__name__ if self.function is not None else snake_case(type(self).__name__)
+
+    def default_description(self) -> str | None:
+        work = getattr(self, self.work_method)
+        return docstring_of(getattr(work, "__doc__", None)) or (
+            None if self.function is not None else docstring_of(type(self).__doc__))
+
+    def origin(self) -> str:
+        """Where it is defined, for error messages: ``path.py:12 (qualname)``."""
+        target = self.function or type(self)
+        try:
+            path = inspect.getsourcefile(target)
+            line = inspect.getsourcelines(target)[1]
+        except (OSError, TypeError):
+            return f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', '?')}"
+        return f"{path}:{line} ({target.__qualname__})"
+
+    # Per-request hooks ------------------------------------------------------------------------
+
+    def get_title(self, ctx: Context) -> str | None:
+        return self.title
+
+    def get_description(self, ctx: Context) -> str | None:
+        return self.description
+
+    def get_icons(self, ctx: Context) -> list[dict[str, Any]] | None:
+        return self.icons
+
+    def get_meta(self, ctx: Context) -> dict[str, Any] | None:
+        return self.meta
+
+    def get_definition_fields(self, ctx: Context) -> dict[str, Any]:
+        """The kind-specific fields of the wire definition; subclasses override."""
+        return {}
+
+    async def get_definition(self, ctx: Context) -> dict[str, Any]:
+        """
+        The wire object of the ``*/list`` results, for one request. By default :meth:`definition`;
+        override this coroutine when the definition needs the database.
+        """
+        return self.definition(ctx)
+
+    def definition(self, ctx: Context | None = None) -> dict[str, Any]:
+        """
+        The wire object built from the ``get_*`` hooks. They run on the event loop, so they must
+        not touch the database; without a request (``ctx=None``) they give the class's options.
+        """
+        definition = self.get_definition_fields(ctx)
+        display = {"title": self.get_title(ctx), "description": self.get_description(ctx),
+                   "icons": self.get_icons(ctx), "_meta": self.get_meta(ctx)}
+        definition.update((key, value) for key, value in display.items() if value is not None)
         return definition
+
+    # Permissions ------------------------------------------------------------------------------
+
+    def get_permissions(self) -> list[BasePermission]:
+        """The permission instances that guard this primitive (DRF's ``get_permissions``)."""
+        if self._permissions is not None:
+            return self._permissions
+        return as_permissions(mcp_settings.DEFAULT_PERMISSION_CLASSES)
+
+    async def has_permission(self, ctx: Context) -> bool:
+        """Whether the request may see and use this primitive: listings and calls ask this."""
+        return await allows(self.get_permissions(), ctx, self)
+
+    async def has_object_permission(self, ctx: Context, obj: Any) -> bool:
+        """Whether the request may reach ``obj`` (a model row…) through this primitive."""
+        return await allows_object(self.get_permissions(), ctx, self, obj)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.kind} {self.key!r}>"
+
+
+def as_class_attributes(options: dict[str, Any]) -> dict[str, Any]:
+    """Options as class attributes: functions are wrapped so they do not become methods."""
+    return {name: staticmethod(value) if inspect.isfunction(value) else value for name, value in options.items()}
+
+
+def definition_without_none(**fields: Any) -> dict[str, Any]:
+    """Wire fields that are set."""
+    return {key: value for key, value in fields.items() if value is not None}

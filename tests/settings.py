@@ -100,6 +100,13 @@ else:
 
 DJANGO_MCP = {
     "SERVER_NAME": "django-mcp-tests",
+    # The defaults plus the API-key example of the authentication seam (tests/testapp/authentication.py):
+    # a request without the header is served as before.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "django_mcp.authentication.SessionAuthentication",
+        "django_mcp.authentication.ProcessUserAuthentication",
+        "tests.testapp.authentication.ApiKeyAuthentication",
+    ],
     # Short keep-alives so tests can observe them without waiting long.
     "SSE_KEEPALIVE_SECONDS": float(os.environ.get("MCP_TEST_KEEPALIVE", "15")),
 }

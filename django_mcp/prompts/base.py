@@ -1,14 +1,15 @@
-"""Function-backed prompts, and the ``user()`` / ``assistant()`` message builders."""
+"""The :class:`Prompt` options class, and the ``user()`` / ``assistant()`` message builders."""
 
 import inspect
-from collections.abc import Callable
 from typing import Any
 
 import mcp_types
+from django.core.exceptions import ImproperlyConfigured
 
 from .. import content
 from ..completions import Completer, run_completer
-from ..primitives import Permission, Primitive
+from ..context import Context
+from ..primitives import Primitive, definition_without_none, parameters_of, takes_any_keyword
 from ..protocol.context import RequestContext
 from ..protocol.errors import InvalidParams
 
@@ -30,50 +31,79 @@ def assistant(value: Any) -> dict[str, Any]:
 
 class Prompt(Primitive):
     """
-    A prompt built from a function: its parameters are the prompt's arguments (all strings on the
-    wire; a default makes one optional), its docstring the description. The function returns text
-    (one user message), a message, or a list of messages and texts.
+    A prompt the user picks (MCP spec 2025-11-25, server/prompts). :meth:`render` returns text (one
+    user message), a message, or a list of messages and texts; its parameters are the prompt's
+    arguments (strings on the wire; a default makes one optional)::
+
+        class Recommend(Prompt):
+            argument_descriptions = {"author": "Somebody you enjoy"}
+            complete = {"author": author_names}
+
+            def render(self, author: str, mood: str = "curious") -> str:
+                "Ask for a recommendation."
+                return f"I like {author} and feel {mood}."
+
+    Set ``arguments`` to declare them by hand (a list of ``{"name", "description", "required"}``);
+    ``render`` then receives the arguments given.
     """
 
-    def __init__(self, fn: Callable[..., Any], *, name: str | None = None, title: str | None = None,
-                 description: str | None = None, icons: list[dict[str, Any]] | None = None,
-                 meta: dict[str, Any] | None = None, permission: Permission = None,
-                 complete: dict[str, Completer] | None = None,
-                 argument_descriptions: dict[str, str] | None = None) -> None:
-        super().__init__(fn, name=name, title=title, description=description, icons=icons, meta=meta,
-                         permission=permission)
-        self.completers = dict(complete or {})
-        descriptions = argument_descriptions or {}
-        self.arguments: list[dict[str, Any]] = []
-        for name, parameter in inspect.signature(fn).parameters.items():
-            if name == self.callable.context_param or parameter.kind in (parameter.VAR_POSITIONAL,
-                                                                         parameter.VAR_KEYWORD):
-                continue
-            argument: dict[str, Any] = {"name": name, "required": parameter.default is inspect.Parameter.empty}
-            if name in descriptions:
-                argument["description"] = descriptions[name]
-            self.arguments.append(argument)
+    kind = "prompt"
+    work_method = "render"
+    options = Primitive.options | {"arguments", "argument_descriptions", "complete"}
 
-    def definition(self) -> dict[str, Any]:
+    arguments: list[dict[str, Any]] | None = None
+    argument_descriptions: dict[str, str] | None = None
+    complete: dict[str, Completer] | None = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        if self.arguments is None:
+            self.arguments = self.arguments_from_signature()
+        declared = {argument["name"] for argument in self.arguments}
+        strangers = sorted((set(self.argument_descriptions or {}) | set(self.complete or {})) - declared)
+        if strangers:
+            raise ImproperlyConfigured(f"{self.origin()}: argument_descriptions or complete name "
+                                       f"{', '.join(strangers)}, which are not arguments of prompt {self.name!r}.")
+
+    def arguments_from_signature(self) -> list[dict[str, Any]]:
+        descriptions = self.argument_descriptions or {}
+        arguments = []
+        for parameter in parameters_of(self.callable.fn, self.callable.context_param):
+            argument: dict[str, Any] = {"name": parameter.name,
+                                        "required": parameter.default is inspect.Parameter.empty}
+            if parameter.name in descriptions:
+                argument["description"] = descriptions[parameter.name]
+            arguments.append(argument)
+        return arguments
+
+    def get_arguments(self, ctx: Context) -> list[dict[str, Any]]:
+        return self.arguments or []
+
+    def get_definition_fields(self, ctx: Context) -> dict[str, Any]:
         """The ``Prompt`` object of ``prompts/list``."""
-        return self.described({"name": self.name}, arguments=self.arguments or None)
+        return definition_without_none(name=self.name, arguments=self.get_arguments(ctx) or None)
 
-    async def render(self, arguments: dict[str, str], ctx: RequestContext) -> dict[str, Any]:
-        """The ``GetPromptResult``; missing required arguments are ``-32602`` (digest §4.3)."""
-        known = {argument["name"] for argument in self.arguments}
-        missing = [a["name"] for a in self.arguments if a["required"] and a["name"] not in arguments]
+    async def get(self, arguments: dict[str, str], ctx: RequestContext) -> dict[str, Any]:
+        """
+        The ``GetPromptResult``; a missing required argument is ``-32602`` (MCP spec 2025-11-25,
+        server/prompts, "Error Handling").
+        """
+        declared = self.arguments or []
+        missing = [a["name"] for a in declared if a.get("required") and a["name"] not in arguments]
         if missing:
             raise InvalidParams(f"Missing required arguments for prompt {self.name}: {', '.join(missing)}")
-        kwargs = {key: value for key, value in arguments.items() if key in known}
+        known = {argument["name"] for argument in declared}
+        takes_all = takes_any_keyword(self.callable.fn)
+        kwargs = {key: value for key, value in arguments.items() if key in known or takes_all}
         value = await self.callable(kwargs, ctx)
         result: dict[str, Any] = {"messages": to_messages(value)}
         if self.description:
             result["description"] = self.description
         return result
 
-    async def complete(self, argument: str, value: str, context: dict[str, str], ctx: RequestContext) -> list[str]:
-        """Suggestions for one argument."""
-        completer = self.completers.get(argument)
+    async def get_completions(self, ctx: Context, argument: str, value: str, context: dict[str, str]) -> list[str]:
+        """Suggestions for one argument (``completion/complete``); override for your own."""
+        completer = (self.complete or {}).get(argument)
         return await run_completer(completer, value, context) if completer else []
 
 

@@ -1,17 +1,31 @@
 """
 The interface the dispatcher calls to reach tools, resources and prompts.
 
-The Django layer's registry (``django_mcp.registry.McpSite``) implements it; the protocol layer
-depends only on this shape, so it stays free of Django (ARCHITECTURE.md, three layers).
+The Django layer's site (``django_mcp.sites.McpSite``) implements it; the protocol layer depends
+only on this shape, so it stays free of Django (docs/architecture.md, "Three layers").
 """
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .context import RequestContext
 
 
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of a listing: wire-shaped items and the cursor of the next page, if any."""
+
+    items: list[dict[str, Any]]
+    next_cursor: str | None = None
+
+
 class Backend(Protocol):
-    """What a server offers, as wire-shaped dicts (camelCase keys)."""
+    """
+    What a server offers, as wire-shaped dicts (camelCase keys). Listings take the client's
+    cursor and return one :class:`Page`; a cursor the backend did not mint raises
+    ``InvalidParams``. Everything a request may not use is absent from listings and unknown to
+    lookups, calls and reads.
+    """
 
     def server_info(self) -> dict[str, Any]:
         """The ``Implementation`` object: name, version, title…"""
@@ -22,17 +36,20 @@ class Backend(Protocol):
     def capabilities(self, ctx: RequestContext) -> dict[str, Any]:
         """Server capabilities, advertising only what is really published."""
 
-    async def list_tools(self, ctx: RequestContext) -> list[dict[str, Any]]: ...
+    async def list_tools(self, cursor: str | None, ctx: RequestContext) -> Page: ...
+
+    async def tool_definition(self, name: str, ctx: RequestContext) -> dict[str, Any] | None:
+        """The ``Tool`` object of a tool this request may call, else None."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], ctx: RequestContext) -> dict[str, Any]: ...
 
-    async def list_resources(self, ctx: RequestContext) -> list[dict[str, Any]]: ...
+    async def list_resources(self, cursor: str | None, ctx: RequestContext) -> Page: ...
 
-    async def list_resource_templates(self, ctx: RequestContext) -> list[dict[str, Any]]: ...
+    async def list_resource_templates(self, cursor: str | None, ctx: RequestContext) -> Page: ...
 
     async def read_resource(self, uri: str, ctx: RequestContext) -> list[dict[str, Any]]: ...
 
-    async def list_prompts(self, ctx: RequestContext) -> list[dict[str, Any]]: ...
+    async def list_prompts(self, cursor: str | None, ctx: RequestContext) -> Page: ...
 
     async def get_prompt(self, name: str, arguments: dict[str, str], ctx: RequestContext) -> dict[str, Any]: ...
 
@@ -40,7 +57,7 @@ class Backend(Protocol):
                        ctx: RequestContext) -> dict[str, Any]: ...
 
     async def can_subscribe(self, uri: str, ctx: RequestContext) -> bool:
-        """Whether ``uri`` names a resource a client may subscribe to."""
+        """Whether ``uri`` names a resource this request may subscribe to."""
 
 
 class StateCodec(Protocol):

@@ -48,6 +48,8 @@ class RequestContext:
     client_capabilities: dict[str, Any] = field(default_factory=dict)
     client_info: dict[str, Any] | None = None
     user: Any = None
+    # The credential an authentication class accepted (a token, an API key…), or None.
+    auth: Any = None
     session: LegacySession | None = None
     request_id: Any = None
     method: str | None = None
@@ -59,26 +61,30 @@ class RequestContext:
     close_stream: Callable[[], Awaitable[None]] | None = None
     input_answers: dict[str, Any] = field(default_factory=dict)
     transport: str = "http"
+    # Permission decisions already taken in this request, by (kind, key): a 2026-07-28 tools/call
+    # asks once for its mirrored headers and once to run, and the answer cannot change between.
+    decisions: dict[tuple[str, str], bool] = field(default_factory=dict)
 
     @classmethod
-    def for_legacy(cls, session: LegacySession, message: dict[str, Any], *, user: Any, **transport: Any
-                   ) -> "RequestContext":
+    def for_legacy(cls, session: LegacySession, message: dict[str, Any], *, user: Any, auth: Any = None,
+                   **transport: Any) -> "RequestContext":
         """The context of a request in a legacy session; ``transport`` gives the senders."""
         params = message.get("params") or {}
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         return cls(era=Era.LEGACY, protocol_version=session.protocol_version,
                    client_capabilities=session.client_capabilities, client_info=session.client_info, user=user,
-                   session=session, request_id=message["id"], progress_token=meta.get("progressToken"),
-                   log_level=session.log_level, **transport)
+                   auth=auth, session=session, request_id=message["id"], method=message.get("method"),
+                   progress_token=meta.get("progressToken"), log_level=session.log_level, **transport)
 
     @classmethod
-    def for_modern(cls, envelope: Any, message: dict[str, Any], *, user: Any, **transport: Any) -> "RequestContext":
+    def for_modern(cls, envelope: Any, message: dict[str, Any], *, user: Any, auth: Any = None,
+                   **transport: Any) -> "RequestContext":
         """The context of a stateless 2026-07-28 request, from its validated ``_meta`` envelope."""
         meta = message["params"]["_meta"]
         return cls(era=Era.MODERN, protocol_version=envelope.protocol_version,
                    client_capabilities=envelope.client_capabilities, client_info=envelope.client_info, user=user,
-                   request_id=message["id"], progress_token=meta.get("progressToken"), log_level=envelope.log_level,
-                   **transport)
+                   auth=auth, request_id=message["id"], method=message.get("method"),
+                   progress_token=meta.get("progressToken"), log_level=envelope.log_level, **transport)
 
     @property
     def is_modern(self) -> bool:

@@ -71,11 +71,10 @@ CAPABILITY_FOR_METHOD = {
 class Dispatcher:
     """Serves MCP requests of every revision against one :class:`Backend`."""
 
-    def __init__(self, backend: Backend, *, state_codec: StateCodec, page_size: int = 100,
-                 list_ttl_ms: int = 0, cache_scope: str = "private") -> None:
+    def __init__(self, backend: Backend, *, state_codec: StateCodec, list_ttl_ms: int = 0,
+                 cache_scope: str = "private") -> None:
         self.backend = backend
         self.state_codec = state_codec
-        self.page_size = page_size
         self.list_ttl_ms = list_ttl_ms
         self.cache_scope = cache_scope
 

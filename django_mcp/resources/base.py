@@ -1,19 +1,20 @@
 """
-Function-backed resources: a fixed URI (:class:`Resource`) or an RFC 6570 template
-(:class:`ResourceTemplate`) whose variables become the function's keyword arguments.
+Resources as options classes: a fixed URI (:class:`Resource`) or an RFC 6570 template
+(:class:`ResourceTemplate`) whose variables become the keyword arguments of ``read``.
 """
 
 import base64
+import inspect
 import json
-from collections.abc import Callable
 from typing import Any
 
 import mcp_types
-from django.core.exceptions import ObjectDoesNotExist
+from django.core.exceptions import ImproperlyConfigured, ObjectDoesNotExist
 from pydantic import BaseModel
 
 from ..completions import Completer, run_completer
-from ..primitives import Permission, Primitive
+from ..context import Context
+from ..primitives import Primitive, definition_without_none, parameters_of, takes_any_keyword
 from ..protocol.context import RequestContext
 from ..protocol.errors import ResourceNotFound
 from .uri_templates import UriTemplate
@@ -29,27 +30,61 @@ def _is_contents(item: Any) -> bool:
     return isinstance(item, dict) and "uri" in item and ("text" in item or "blob" in item)
 
 
-class _FunctionResource(Primitive):
-    """What both kinds share: metadata, and turning a return value into ``contents``."""
+class Resource(Primitive):
+    """
+    A resource at one fixed URI (MCP spec 2025-11-25, server/resources). :meth:`read` returns
+    ``str`` (text), ``bytes`` (a blob), JSON-able data, or ready-made contents; raising
+    ``LookupError`` or Django's ``ObjectDoesNotExist`` (``Book.objects.get()`` does) means "not
+    found"::
 
-    def __init__(self, fn: Callable[..., Any], *, name: str | None, title: str | None, description: str | None,
-                 mime_type: str | None, annotations: dict[str, Any] | None, icons: list[dict[str, Any]] | None,
-                 meta: dict[str, Any] | None, permission: Permission) -> None:
-        super().__init__(fn, name=name, title=title, description=description, icons=icons, meta=meta,
-                         permission=permission)
-        self.mime_type = mime_type
-        self.annotations = annotations
+        class Catalogue(Resource):
+            uri = "library://authors"
+            mime_type = "application/json"
 
-    def _described(self, required: dict[str, Any], **optional: Any) -> dict[str, Any]:
-        return self.described({**required, "name": self.name}, mimeType=self.mime_type, annotations=self.annotations,
-                              **optional)
+            def read(self) -> list[dict]:
+                return list(Author.objects.values("id", "name"))
+    """
 
-    async def read(self, uri: str, variables: dict[str, str], ctx: RequestContext) -> list[dict[str, Any]]:
-        """
-        Run the function and return ``contents`` for ``uri``. A function that cannot find what the
-        URI names raises ``LookupError`` or Django's ``ObjectDoesNotExist`` (``Book.objects.get()``
-        does): the client gets the protocol's resource-not-found error.
-        """
+    kind = "resource"
+    work_method = "read"
+    options = Primitive.options | {"uri", "mime_type", "size", "annotations"}
+
+    uri: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+    annotations: dict[str, Any] | None = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.check_address()
+
+    def check_address(self) -> None:
+        if not self.uri or "{" in self.uri:
+            raise ImproperlyConfigured(f"{self.origin()}: a Resource needs a fixed `uri`; a URI with {{…}} "
+                                       "expressions is a ResourceTemplate.")
+        extra = [p.name for p in parameters_of(self.callable.fn, self.callable.context_param)
+                 if p.default is inspect.Parameter.empty]
+        if extra:
+            raise ImproperlyConfigured(f"{self.origin()}: the resource {self.uri!r} has no URI variables to fill "
+                                       f"the parameters {', '.join(extra)}.")
+
+    @property
+    def key(self) -> str:
+        return self.uri or ""
+
+    def get_mime_type(self, ctx: Context) -> str | None:
+        return self.mime_type
+
+    def get_annotations(self, ctx: Context) -> dict[str, Any] | None:
+        return self.annotations
+
+    def get_definition_fields(self, ctx: Context) -> dict[str, Any]:
+        """The ``Resource`` object of ``resources/list``."""
+        return definition_without_none(uri=self.uri, name=self.name, mimeType=self.get_mime_type(ctx),
+                                       annotations=self.get_annotations(ctx), size=self.size)
+
+    async def read_contents(self, uri: str, variables: dict[str, str], ctx: RequestContext) -> list[dict[str, Any]]:
+        """Run :meth:`read` and return the ``contents`` of ``uri``; a missing object is ``ResourceNotFound``."""
         try:
             value = await self.callable(variables, ctx)
         except (LookupError, ObjectDoesNotExist):
@@ -74,45 +109,61 @@ class _FunctionResource(Primitive):
                  "text": json.dumps(value, ensure_ascii=False, default=str)}]
 
 
-class Resource(_FunctionResource):
-    """A resource at one fixed URI."""
+class ResourceTemplate(Resource):
+    """
+    Resources addressed by an RFC 6570 URI template: the template's variables are the keyword
+    arguments of :meth:`read`, and ``complete`` maps a variable to its completer (a list, or
+    ``fn(value, context)``) for ``completion/complete``::
 
-    def __init__(self, fn: Callable[..., Any], uri: str, *, name: str | None = None, title: str | None = None,
-                 description: str | None = None, mime_type: str | None = None, size: int | None = None,
-                 annotations: dict[str, Any] | None = None, icons: list[dict[str, Any]] | None = None,
-                 meta: dict[str, Any] | None = None, permission: Permission = None) -> None:
-        super().__init__(fn, name=name, title=title, description=description, mime_type=mime_type,
-                         annotations=annotations, icons=icons, meta=meta, permission=permission)
-        self.uri = uri
-        self.size = size
+        class BookById(ResourceTemplate):
+            uri_template = "library://books/{book_id}"
+            complete = {"book_id": lambda value, context: Book.objects.values_list("pk", flat=True)}
 
-    def definition(self) -> dict[str, Any]:
-        """The ``Resource`` object of ``resources/list``."""
-        return self._described({"uri": self.uri}, size=self.size)
+            def read(self, book_id: str) -> dict: ...
+    """
 
+    kind = "resource_template"
+    options = (Resource.options - {"uri", "size"}) | {"uri_template", "complete"}
 
-class ResourceTemplate(_FunctionResource):
-    """Resources addressed by an RFC 6570 URI template, e.g. ``books://{id}``."""
+    uri_template: str | None = None
+    complete: dict[str, Completer] | None = None
 
-    def __init__(self, fn: Callable[..., Any], uri_template: str, *, name: str | None = None,
-                 title: str | None = None, description: str | None = None, mime_type: str | None = None,
-                 annotations: dict[str, Any] | None = None, icons: list[dict[str, Any]] | None = None,
-                 meta: dict[str, Any] | None = None, permission: Permission = None,
-                 complete: dict[str, Completer] | None = None) -> None:
-        super().__init__(fn, name=name, title=title, description=description, mime_type=mime_type,
-                         annotations=annotations, icons=icons, meta=meta, permission=permission)
-        self.uri_template = uri_template
-        self.matcher = UriTemplate(uri_template)
-        self.completers = dict(complete or {})
+    def check_address(self) -> None:
+        if not self.uri_template or "{" not in self.uri_template:
+            raise ImproperlyConfigured(f"{self.origin()}: a ResourceTemplate needs a `uri_template` with {{…}} "
+                                       "expressions; a fixed URI is a Resource.")
+        self.matcher = UriTemplate(self.uri_template)
+        variables = set(self.matcher.variables) | set(self.matcher.query_variables)
+        work = self.callable.fn
+        parameters = parameters_of(work, self.callable.context_param)
+        names = {p.name for p in parameters}
+        missing = sorted(variables - names) if not takes_any_keyword(work) else []
+        if missing:
+            raise ImproperlyConfigured(f"{self.origin()}: the URI template {self.uri_template!r} has "
+                                       f"{', '.join('{' + m + '}' for m in missing)}, which read() does not take.")
+        unfilled = [p.name for p in parameters if p.name not in variables and p.default is inspect.Parameter.empty]
+        if unfilled:
+            raise ImproperlyConfigured(f"{self.origin()}: read() needs {', '.join(unfilled)}, which the URI "
+                                       f"template {self.uri_template!r} does not provide.")
+        strangers = sorted(set(self.complete or {}) - variables)
+        if strangers:
+            raise ImproperlyConfigured(f"{self.origin()}: complete= names {', '.join(strangers)}, which are not "
+                                       f"variables of {self.uri_template!r}.")
 
-    def definition(self) -> dict[str, Any]:
+    @property
+    def key(self) -> str:
+        return self.uri_template or ""
+
+    def get_definition_fields(self, ctx: Context) -> dict[str, Any]:
         """The ``ResourceTemplate`` object of ``resources/templates/list``."""
-        return self._described({"uriTemplate": self.uri_template})
+        return definition_without_none(uriTemplate=self.uri_template, name=self.name,
+                                       mimeType=self.get_mime_type(ctx), annotations=self.get_annotations(ctx))
 
     def match(self, uri: str) -> dict[str, str] | None:
+        """The template variables of ``uri``, or None when it does not fit."""
         return self.matcher.match(uri)
 
-    async def complete(self, variable: str, value: str, context: dict[str, str], ctx: RequestContext) -> list[str]:
-        """Suggestions for one template variable."""
-        completer = self.completers.get(variable)
+    async def get_completions(self, ctx: Context, variable: str, value: str, context: dict[str, str]) -> list[str]:
+        """Suggestions for one template variable (``completion/complete``); override for your own."""
+        completer = (self.complete or {}).get(variable)
         return await run_completer(completer, value, context) if completer else []

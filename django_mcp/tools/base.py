@@ -1,14 +1,14 @@
-"""The :class:`Tool`: a registered callable with its schemas, and how a call is run."""
+"""The :class:`Tool` options class: its schemas, its per-request definition, and how a call is run."""
 
 import json
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from .. import content
-from ..primitives import Permission, Primitive
+from ..context import Context
+from ..primitives import Primitive, definition_without_none
 from ..protocol.context import RequestContext
 from ..protocol.errors import McpError
 from ..protocol.input import InputRequired
@@ -20,40 +20,71 @@ logger = logging.getLogger("django_mcp.tools")
 
 class Tool(Primitive):
     """
-    A tool built from a function: name from ``__name__``, description from the docstring,
-    ``inputSchema`` from the parameters' type hints, ``outputSchema`` from the return annotation.
-    Pass ``input_schema`` to publish a hand-written JSON Schema instead; the function then gets
-    the arguments as keyword arguments, unvalidated.
+    A tool the client's model may call (MCP spec 2025-11-25, server/tools). Options are class
+    attributes; :meth:`call` does the work and its parameters are the tool's arguments::
+
+        class LendBook(Tool):
+            annotations = {"destructiveHint": False}
+            permission_classes = [HasPermission("library.change_book")]
+
+            async def call(self, book_id: int, ctx: Context) -> str:
+                "Lend a book."
+
+    The name defaults to the class name in snake case (``lend_book``), the description to the
+    docstring of ``call`` or of the class. ``inputSchema`` comes from the parameters' type hints,
+    ``outputSchema`` and ``structuredContent`` from the return annotation. Set ``input_schema`` to
+    publish a hand-written JSON Schema instead; ``call`` then gets the arguments unvalidated.
+    The decorator ``@tool(**options)`` builds the same class from a function.
     """
 
-    def __init__(self, fn: Callable[..., Any], *, name: str | None = None, title: str | None = None,
-                 description: str | None = None, annotations: dict[str, Any] | None = None,
-                 input_schema: dict[str, Any] | None = None, output_schema: dict[str, Any] | None = None,
-                 structured_output: bool | None = None, icons: list[dict[str, Any]] | None = None,
-                 meta: dict[str, Any] | None = None, permission: Permission = None) -> None:
-        super().__init__(fn, name=name, title=title, description=description, icons=icons, meta=meta,
-                         permission=permission)
-        self.annotations = annotations
-        skip = {self.callable.context_param} if self.callable.context_param else set()
-        if input_schema is not None:
+    kind = "tool"
+    work_method = "call"
+    options = Primitive.options | {"annotations", "input_schema", "output_schema", "structured_output"}
+
+    annotations: dict[str, Any] | None = None
+    input_schema: dict[str, Any] | None = None
+    output_schema: dict[str, Any] | None = None
+    #: False publishes no ``outputSchema`` whatever the return annotation says.
+    structured_output: bool | None = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        work = self.callable.fn
+        if self.input_schema is not None:
             self.arguments_model: type[BaseModel] | None = None
-            self.input_schema = input_schema
         else:
-            self.arguments_model = arguments_model(fn, skip)
+            skip = {self.callable.context_param} if self.callable.context_param else set()
+            self.arguments_model = arguments_model(work, skip, self.name)
             self.input_schema = schema_for_arguments(self.arguments_model)
         check_header_properties(self.name, self.input_schema)
-        self.output = output_spec(fn) if structured_output is not False else None
-        self.output_schema = output_schema or (self.output.schema if self.output else None)
+        self.output = output_spec(work) if self.structured_output is not False else None
+        if self.output_schema is None and self.output is not None:
+            self.output_schema = self.output.schema
 
-    def definition(self) -> dict[str, Any]:
+    # Per-request hooks ------------------------------------------------------------------------
+
+    def get_annotations(self, ctx: Context) -> dict[str, Any] | None:
+        return self.annotations
+
+    def get_input_schema(self, ctx: Context) -> dict[str, Any]:
+        return self.input_schema or {"type": "object"}
+
+    def get_output_schema(self, ctx: Context) -> dict[str, Any] | None:
+        return self.output_schema
+
+    def get_definition_fields(self, ctx: Context) -> dict[str, Any]:
         """The ``Tool`` object of ``tools/list``."""
-        return self.described({"name": self.name, "inputSchema": self.input_schema},
-                              outputSchema=self.output_schema, annotations=self.annotations)
+        return definition_without_none(name=self.name, inputSchema=self.get_input_schema(ctx),
+                                       outputSchema=self.get_output_schema(ctx),
+                                       annotations=self.get_annotations(ctx))
+
+    # Running ----------------------------------------------------------------------------------
 
     async def run(self, arguments: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
         """
         Call the tool and build a ``CallToolResult``. Exceptions from the tool become ``isError``
-        results the model can read (digest §4.1); ``McpError`` and input requests pass through.
+        results the model can read (MCP spec 2025-11-25, server/tools, "Error Handling");
+        ``McpError`` and input requests pass through.
         """
         try:
             kwargs = self._validated(arguments)
@@ -81,7 +112,7 @@ class Tool(Primitive):
         return {name: getattr(model, name) for name in type(model).model_fields}
 
     def result(self, value: Any) -> dict[str, Any]:
-        """Turn the function's return value into a ``CallToolResult`` dict."""
+        """Turn the work method's return value into a ``CallToolResult`` dict."""
         if isinstance(value, dict) and "content" in value and "isError" in value:
             return value  # already a CallToolResult
         if self.output is not None and not _is_content_value(value):

@@ -17,7 +17,7 @@ class ArgumentsModel(BaseModel):
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
 
-def arguments_model(fn: Callable[..., Any], skip: set[str]) -> type[BaseModel]:
+def arguments_model(fn: Callable[..., Any], skip: set[str], name: str | None = None) -> type[BaseModel]:
     """A pydantic model with one field per parameter of ``fn`` (except the injected ones)."""
     signature = inspect.signature(fn)
     hints = get_type_hints(fn, include_extras=True)
@@ -28,7 +28,7 @@ def arguments_model(fn: Callable[..., Any], skip: set[str]) -> type[BaseModel]:
         annotation = hints.get(name, Any)
         default = ... if parameter.default is inspect.Parameter.empty else parameter.default
         fields[name] = (annotation, default)
-    return create_model(f"{fn.__name__}_arguments", __base__=ArgumentsModel, **fields)
+    return create_model(f"{name or fn.__name__}_arguments", __base__=ArgumentsModel, **fields)
 
 
 def schema_for_arguments(model: type[BaseModel]) -> dict[str, Any]:

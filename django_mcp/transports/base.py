@@ -19,9 +19,12 @@ from channels.consumer import AsyncConsumer, get_handler_name
 from channels.exceptions import StopConsumer
 from channels.layers import get_channel_layer
 
+from ..authentication import AuthenticationFailed, IncomingRequest, authenticate, challenge
 from ..conf import mcp_settings
+from ..fanout import EVENT_TYPES
 from ..protocol import jsonrpc
 from . import constants, sse
+from .refusals import ForbiddenOrigin, MisdirectedHost, PayloadTooLarge, Refusal
 from .security import host_is_allowed, origin_is_allowed
 
 
@@ -45,6 +48,12 @@ class _Finished:
 class HttpStreamConsumer(AsyncConsumer):
     """One HTTP request: a body in; a JSON response or an SSE stream out; channel events on demand."""
 
+    #: Which transport this is (``streamable-http``, ``http-sse``), for sessions and authentication.
+    transport = "streamable-http"
+    #: Authentication classes; None means ``DJANGO_MCP["DEFAULT_AUTHENTICATION_CLASSES"]``. Set per
+    #: endpoint with ``as_asgi(authentication_classes=[...])``.
+    authentication_classes: Any = None
+
     def __init__(self, **kwargs: Any) -> None:
         for key, value in kwargs.items():
             setattr(self, key, value)
@@ -64,6 +73,8 @@ class HttpStreamConsumer(AsyncConsumer):
             if name in self.headers and self.headers[name] != value:
                 self.conflicting_headers.add(name)
             self.headers[name] = value
+        self.user: Any = None
+        self.auth: Any = None
         self.body = bytearray()
         self.body_done = False
         self.response_started = False
@@ -125,16 +136,48 @@ class HttpStreamConsumer(AsyncConsumer):
     async def guard_host_and_origin(self) -> bool:
         """DNS-rebinding protection (digest §7); False after sending the refusal."""
         if self.conflicting_headers & {b"host", b"origin"}:
-            await self.send_error(400, None, {"code": -32600, "message": "Conflicting Host or Origin headers"})
+            await self.refuse(Refusal("Conflicting Host or Origin headers"))
             return False
         if not host_is_allowed(self.headers.get(b"host")):
             # A foreign Host never reaches the server: a rebinding page cannot talk to 127.0.0.1.
-            await self.send_error(421, None, {"code": -32600, "message": "Invalid Host header"})
+            await self.refuse(MisdirectedHost())
             return False
         if not origin_is_allowed(self.headers.get(b"origin")):
-            await self.send_error(403, None, {"code": -32600, "message": "Forbidden: invalid Origin header"})
+            await self.refuse(ForbiddenOrigin())
             return False
         return True
+
+    # Authentication -----------------------------------------------------------------------------
+
+    def get_authenticators(self) -> list[Any]:
+        """Instances of the authentication classes (DRF's ``get_authenticators``)."""
+        classes = self.authentication_classes
+        if classes is None:
+            classes = mcp_settings.DEFAULT_AUTHENTICATION_CLASSES
+        return [cls() if isinstance(cls, type) else cls for cls in classes]
+
+    def incoming_request(self) -> IncomingRequest:
+        headers = {name.decode("latin-1"): value for name, value in self.headers.items()}
+        return IncomingRequest(transport=self.transport, headers=headers, scope=self.scope)
+
+    async def authenticate(self) -> bool:
+        """
+        Decide who is asking, once per request: ``self.user`` and ``self.auth``. A credential that
+        is presented and refused gets a 401 with the first authenticator's ``WWW-Authenticate``.
+        """
+        authenticators = self.get_authenticators()
+        request = self.incoming_request()
+        try:
+            self.user, self.auth = await authenticate(authenticators, request)
+        except AuthenticationFailed as exc:
+            header = challenge(authenticators, request)
+            await self.send_error(401, None, exc, [(b"www-authenticate", header.encode("latin-1"))] if header else None)
+            return False
+        return True
+
+    async def admit(self) -> bool:
+        """The checks every request passes before anything else: Host, Origin, then authentication."""
+        return await self.guard_host_and_origin() and await self.authenticate()
 
     async def handle(self, body: bytes) -> None:
         raise NotImplementedError(".handle() must be overridden.")
@@ -144,7 +187,12 @@ class HttpStreamConsumer(AsyncConsumer):
 
     async def refuse_too_large(self) -> None:
         limit = mcp_settings.MAX_REQUEST_BODY_SIZE
-        await self.send_error(413, None, {"code": -32600, "message": f"Request body larger than {limit} bytes"})
+        await self.refuse(PayloadTooLarge(f"Request body larger than {limit} bytes"))
+
+    async def refuse(self, refusal: Refusal, request_id: Any = None,
+                     headers: list[tuple[bytes, bytes]] | None = None) -> None:
+        """Send a refusal with its HTTP status and a JSON-RPC error body."""
+        await self.send_error(refusal.status, request_id, refusal, headers)
 
     # Responses --------------------------------------------------------------------------------
 
@@ -243,7 +291,10 @@ class HttpStreamConsumer(AsyncConsumer):
         while True:
             event = await self.channel_layer.receive(self.channel_name)
             if getattr(self, get_handler_name(event), None) is None:
-                continue  # a group carries events for several kinds of consumer; not all are ours
+                if event.get("type") not in EVENT_TYPES:
+                    logger.warning("Ignoring unknown channel-layer event type %r", event.get("type"))
+                # A known type without a handler here is meant for another kind of consumer.
+                continue
             try:
                 await self.dispatch(event)
             except StopConsumer:

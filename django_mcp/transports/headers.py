@@ -8,7 +8,6 @@ routing on headers and the server acting on the body cannot disagree. Any differ
 import base64
 import binascii
 import re
-from collections.abc import Callable
 from typing import Any
 
 from ..protocol.errors import HeaderMismatch
@@ -62,9 +61,11 @@ def header_properties(input_schema: dict[str, Any]) -> dict[str, str]:
     return found
 
 
-def validate(headers: dict[bytes, str], message: dict[str, Any], protocol_version: str,
-             tool_schema: Callable[[str], dict[str, Any] | None]) -> None:
-    """Check every mirrored header against the body; raise :class:`HeaderMismatch` on any difference."""
+def validate(headers: dict[bytes, str], message: dict[str, Any], protocol_version: str) -> None:
+    """
+    Check the mirrored headers every request has against the body; raise :class:`HeaderMismatch`
+    on any difference. A tool's ``Mcp-Param-*`` headers are checked by :func:`validate_params`.
+    """
     version = headers.get(constants.MCP_PROTOCOL_VERSION)
     if version is None:
         raise HeaderMismatch("Missing MCP-Protocol-Version header")
@@ -84,17 +85,19 @@ def validate(headers: dict[bytes, str], message: dict[str, Any], protocol_versio
             raise HeaderMismatch("Missing Mcp-Name header")
         if decode_value(sent_name, "Mcp-Name") != params[name_param]:
             raise HeaderMismatch(f"Mcp-Name header does not match params.{name_param}")
-    if method == "tools/call":
-        schema = tool_schema(str(params.get("name"))) or {}
-        arguments = params.get("arguments") or {}
-        for argument, header_name in header_properties(schema).items():
-            value = arguments.get(argument)
-            raw = headers.get(constants.MCP_PARAM_PREFIX + header_name.lower().encode("latin-1"))
-            if value is None:
-                if raw is not None:
-                    decode_value(raw, f"Mcp-Param-{header_name}")
-                continue
-            if raw is None:
-                raise HeaderMismatch(f"Missing Mcp-Param-{header_name} header")
-            if not _equal(decode_value(raw, f"Mcp-Param-{header_name}"), value):
-                raise HeaderMismatch(f"Mcp-Param-{header_name} header does not match argument {argument!r}")
+
+
+def validate_params(headers: dict[bytes, str], arguments: Any, input_schema: dict[str, Any]) -> None:
+    """Check the ``Mcp-Param-*`` headers of a ``tools/call`` against its arguments and the tool's schema."""
+    arguments = arguments if isinstance(arguments, dict) else {}
+    for argument, header_name in header_properties(input_schema).items():
+        value = arguments.get(argument)
+        raw = headers.get(constants.MCP_PARAM_PREFIX + header_name.lower().encode("latin-1"))
+        if value is None:
+            if raw is not None:
+                decode_value(raw, f"Mcp-Param-{header_name}")
+            continue
+        if raw is None:
+            raise HeaderMismatch(f"Missing Mcp-Param-{header_name} header")
+        if not _equal(decode_value(raw, f"Mcp-Param-{header_name}"), value):
+            raise HeaderMismatch(f"Mcp-Param-{header_name} header does not match argument {argument!r}")

@@ -19,13 +19,16 @@ from ..protocol import jsonrpc
 from ..protocol.context import RequestContext
 from ..protocol.dispatcher import Dispatcher
 from ..protocol.errors import HeaderMismatch, InvalidRequest, McpError, ParseError
-from ..protocol.modern import modern_version_of, read_envelope
+from ..protocol.envelope import modern_version_of, read_envelope
 from ..protocol.versions import MODERN_VERSIONS, Era
-from ..state import SignedStateCodec
+from ..request_state import SignedStateCodec
+from ..sites import get_default_site
+from ..fanout import BROADCAST_GROUP, resource_group
 from . import constants, headers as mirrored_headers, sse
 from .base import HttpStreamConsumer
-from .legacy import LegacySessionMixin
+from .http_sessions import LegacySessionMixin
 from .resumable import ResumableStreamMixin
+from .refusals import MethodNotAllowed, NotAcceptable, UnsupportedMediaType
 from .security import accepts, media_types
 from .status import status_for_error
 
@@ -42,8 +45,7 @@ def dispatcher_for(site: Any) -> Dispatcher:
     dispatcher = _dispatchers.get(id(site))
     if dispatcher is None or dispatcher.backend is not site:
         dispatcher = _dispatchers[id(site)] = Dispatcher(
-            site, state_codec=SignedStateCodec(), page_size=mcp_settings.PAGE_SIZE,
-            list_ttl_ms=mcp_settings.LIST_TTL_MS)
+            site, state_codec=SignedStateCodec(), list_ttl_ms=mcp_settings.LIST_TTL_MS)
     return dispatcher
 
 
@@ -69,25 +71,23 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
             return False
         method = self.scope["method"]
         if method not in ("GET", "POST", "DELETE"):
-            await self.send_error(405, None, {"code": -32600, "message": f"Method {method} not allowed"}, ALLOW)
+            await self.refuse(MethodNotAllowed(f"Method {method} not allowed"), headers=ALLOW)
             return False
         if method == "POST":
             if constants.CONTENT_TYPE_JSON not in media_types(self.headers.get(b"content-type")):
-                await self.send_error(415, None, {"code": -32600,
-                                                  "message": "Unsupported Media Type: Content-Type must be "
-                                                             "application/json"})
+                await self.refuse(UnsupportedMediaType())
                 return False
             accept = self.headers.get(b"accept")
             if not (accepts(accept, constants.CONTENT_TYPE_JSON) and accepts(accept, constants.CONTENT_TYPE_SSE)):
-                await self.send_error(406, None, {"code": -32600,
-                                                  "message": "Not Acceptable: Accept must list application/json "
-                                                             "and text/event-stream"})
+                await self.refuse(NotAcceptable("Not Acceptable: Accept must list application/json and "
+                                                "text/event-stream"))
                 return False
             length = self.headers.get(b"content-length")
             if length and length.isdigit() and int(length) > mcp_settings.MAX_REQUEST_BODY_SIZE:
                 await self.refuse_too_large()
                 return False
-        return True
+        # The cheap header checks first; authentication may query the database.
+        return await self.authenticate()
 
     async def http_request(self, message: dict[str, Any]) -> None:
         # GET and DELETE have no body worth reading; their checks run on the first event.
@@ -98,17 +98,8 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
             return
         await super().http_request(message)
 
-    @property
-    def user(self) -> Any:
-        user = self.scope.get("user")
-        if user is None:
-            from django.contrib.auth.models import AnonymousUser
-
-            user = AnonymousUser()
-        return user
-
     def dispatcher(self) -> Dispatcher:
-        return dispatcher_for(self.site or mcp_settings.SITE)
+        return dispatcher_for(self.site or get_default_site())
 
     async def handle(self, body: bytes) -> None:
         try:
@@ -158,20 +149,24 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
                 # A disagreement is a header mismatch before it is a version question (digest §2.4).
                 raise HeaderMismatch("MCP-Protocol-Version header does not match _meta protocolVersion")
             envelope = read_envelope(message.get("params"))
-            site = self.site or mcp_settings.SITE
-            mirrored_headers.validate(self.headers, message, envelope.protocol_version,
-                                      lambda name: getattr(site.get_tool(name), "input_schema", None))
+            mirrored_headers.validate(self.headers, message, envelope.protocol_version)
+            ctx = RequestContext.for_modern(envelope, message, user=self.user, auth=self.auth,
+                                            send_message=self.stream_message, listen=self.listen)
+            if message["method"] == "tools/call":
+                # Only a tool this request may call has its Mcp-Param-* headers checked: a hidden
+                # one must not be told apart from one that does not exist.
+                params = message.get("params") or {}
+                tool = await self.dispatcher().backend.tool_definition(str(params.get("name")), ctx)
+                mirrored_headers.validate_params(self.headers, params.get("arguments"),
+                                                 (tool or {}).get("inputSchema") or {})
         except McpError as exc:
             await self.send_error(status_for_error(exc.code, Era.MODERN), request_id, exc)
             return
-        ctx = RequestContext.for_modern(envelope, message, user=self.user, send_message=self.stream_message,
-                                        listen=self.listen)
         # Closing the response stream cancels the request (digest §2.4): the task is the consumer's.
         self.spawn(self.answer(message, ctx, Era.MODERN))
 
     async def listen(self, honoured: dict[str, Any]) -> Any:
         """Join the groups a ``subscriptions/listen`` filter needs; return the notification iterator."""
-        from ..streams import BROADCAST_GROUP, resource_group
 
         self.listen_filter = honoured
         self.listen_queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()

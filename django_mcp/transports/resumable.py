@@ -14,15 +14,11 @@ import secrets
 from typing import Any
 
 from ..conf import mcp_settings
-from ..events import StoredEvent, get_event_store, parse_event_id
+from ..stores.events import StoredEvent, get_event_store, parse_event_id
 from ..protocol.versions import at_least
-from ..sessions import SessionState
-from ..streams import publish
+from ..fanout import STREAM_EVENT, publish, stream_group
 from . import sse
-
-
-def stream_group(stream_id: str) -> str:
-    return f"mcp.stream.{stream_id}"
+from .refusals import Refusal
 
 
 class ResumableStreamMixin:
@@ -34,7 +30,7 @@ class ResumableStreamMixin:
     resume_stream_id: str | None = None
     resume_seq = 0
 
-    def make_resumable(self, session: SessionState) -> bool:
+    def make_resumable(self, session: Any) -> bool:
         """Decide once per request; older revisions choke on empty priming data (SDK convention)."""
         self.resumable = get_event_store() is not None and at_least(session.protocol_version, "2025-11-25")
         return self.resumable
@@ -67,7 +63,7 @@ class ResumableStreamMixin:
         if self.connection_gone:
             # Only after the connection ended can anyone be resuming, so only then publish.
             await publish(stream_group(event.stream_id), {
-                "type": "mcp.stream_event", "stream": event.stream_id, "seq": event.seq,
+                "type": STREAM_EVENT, "stream": event.stream_id, "seq": event.seq,
                 "message": message, "final": final,
             })
             return
@@ -81,12 +77,12 @@ class ResumableStreamMixin:
             await self.start_resumable_sse()
         await self.end_sse()
 
-    async def resume_stream(self, session: SessionState, last_event_id: str) -> None:
+    async def resume_stream(self, session: Any, last_event_id: str) -> None:
         """Replay the events of one stream after ``Last-Event-ID``, then follow it live."""
         parsed = parse_event_id(last_event_id)
         store = get_event_store()
         if parsed is None or store is None:
-            await self.send_error(400, None, {"code": -32600, "message": "Unknown Last-Event-ID"})
+            await self.refuse(Refusal("Unknown Last-Event-ID"))
             return
         self.resume_stream_id, self.resume_seq = parsed
         self._resume_lock = asyncio.Lock()
@@ -95,8 +91,7 @@ class ResumableStreamMixin:
             await self.join(stream_group(self.resume_stream_id))
             events = await store.after(session.id, self.resume_stream_id, self.resume_seq)
             if events is None:
-                await self.send_error(400, None, {"code": -32600,
-                                                  "message": "Last-Event-ID names no stream of this session"})
+                await self.refuse(Refusal("Last-Event-ID names no stream of this session"))
                 return
             await self.start_sse()
             for event in events:

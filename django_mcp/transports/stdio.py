@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, BinaryIO
 
 from channels.layers import get_channel_layer
+from ..authentication import IncomingRequest, authenticate
 from ..conf import mcp_settings
 from ..protocol import jsonrpc
 from ..protocol.context import RequestContext
@@ -23,8 +24,9 @@ from ..protocol.dispatcher import Dispatcher
 from ..protocol.errors import InvalidRequest, McpError, ParseError
 from ..protocol.handlers.lifecycle import handshake
 from ..protocol.input import wait_for_client_answer
-from ..protocol.modern import modern_version_of, read_envelope
-from ..streams import BROADCAST_GROUP, resource_group
+from ..protocol.envelope import modern_version_of, read_envelope
+from ..fanout import BROADCAST_GROUP, NOTIFY, resource_group
+from ..sites import get_default_site
 from .http import dispatcher_for
 from .lines import LineReader, LineTooLong
 
@@ -61,11 +63,19 @@ class StdioSession:
 class StdioServer:
     """Serve one client over a pair of byte streams until the input ends."""
 
-    def __init__(self, reader: LineReader, output: BinaryIO, *, user: Any, site: Any = None) -> None:
+    #: Authentication classes; None means ``DJANGO_MCP["DEFAULT_AUTHENTICATION_CLASSES"]``.
+    authentication_classes: Any = None
+
+    def __init__(self, reader: LineReader, output: BinaryIO, *, user: Any, site: Any = None,
+                 authentication_classes: Any = None) -> None:
         self.reader = reader
         self.output = output
-        self.user = user
-        self.site = site or mcp_settings.SITE
+        # The user the process was started for; an authentication class turns it into the
+        # request's user (ProcessUserAuthentication), like every other credential.
+        self.process_user = user
+        self.site = site or get_default_site()
+        if authentication_classes is not None:
+            self.authentication_classes = authentication_classes
         self.session: StdioSession | None = None
         self.tasks: dict[Any, asyncio.Task[Any]] = {}
         self.pending: dict[Any, asyncio.Future[dict[str, Any]]] = {}
@@ -168,17 +178,26 @@ class StdioServer:
         else:
             self.start(message, self.legacy_context)
 
-    def start(self, message: dict[str, Any], context: Callable[[dict[str, Any]], RequestContext]) -> None:
+    def start(self, message: dict[str, Any], context: Callable[[dict[str, Any], Any, Any], RequestContext]) -> None:
         """Serve a request concurrently, so the client can answer our questions or cancel it meanwhile."""
         task = asyncio.ensure_future(self.serve_request(message, context))
         slot = _key(message["id"])
         self.tasks[slot] = task
         task.add_done_callback(lambda _: self.tasks.pop(slot, None))
 
-    async def serve_request(self, message: dict[str, Any], context: Callable[[dict[str, Any]], RequestContext]
-                            ) -> None:
+    async def authenticate(self) -> tuple[Any, Any]:
+        """Who is asking, decided per request as on every transport; raises ``AuthenticationFailed``."""
+        classes = self.authentication_classes
+        if classes is None:
+            classes = mcp_settings.DEFAULT_AUTHENTICATION_CLASSES
+        authenticators = [cls() if isinstance(cls, type) else cls for cls in classes]
+        return await authenticate(authenticators, IncomingRequest(transport="stdio", process_user=self.process_user))
+
+    async def serve_request(self, message: dict[str, Any],
+                            context: Callable[[dict[str, Any], Any, Any], RequestContext]) -> None:
         try:
-            ctx = context(message)
+            user, auth = await self.authenticate()
+            ctx = context(message, user, auth)
         except McpError as exc:
             await self.write(jsonrpc.error_response(message["id"], exc))
             return
@@ -188,14 +207,14 @@ class StdioServer:
             return  # cancelled: no response (digest §4.9)
         await self.write(response)
 
-    def modern_context(self, message: dict[str, Any]) -> RequestContext:
+    def modern_context(self, message: dict[str, Any], user: Any, auth: Any) -> RequestContext:
         envelope = read_envelope(message.get("params"))
-        return RequestContext.for_modern(envelope, message, user=self.user, send_message=self.write,
+        return RequestContext.for_modern(envelope, message, user=user, auth=auth, send_message=self.write,
                                          listen=self.listen, transport="stdio")
 
-    def legacy_context(self, message: dict[str, Any]) -> RequestContext:
+    def legacy_context(self, message: dict[str, Any], user: Any, auth: Any) -> RequestContext:
         assert self.session is not None
-        return RequestContext.for_legacy(self.session, message, user=self.user, send_message=self.write,
+        return RequestContext.for_legacy(self.session, message, user=user, auth=auth, send_message=self.write,
                                          send_request=self.ask_client, transport="stdio")
 
     async def initialize(self, message: dict[str, Any]) -> None:
@@ -205,7 +224,8 @@ class StdioServer:
                 "Invalid Request: this process is already initialized")))
             return
         try:
-            done = handshake(self.dispatcher, message.get("params"), self.user)
+            user, _ = await self.authenticate()
+            done = handshake(self.dispatcher, message.get("params"), user)
         except McpError as exc:
             await self.write(jsonrpc.error_response(message["id"], exc))
             return
@@ -276,7 +296,7 @@ class StdioServer:
         assert self.channel_layer is not None and self.channel_name is not None
         while True:
             event = await self.channel_layer.receive(self.channel_name)
-            if event.get("type") == "mcp.notify":
+            if event.get("type") == NOTIFY:
                 for listener in list(self.listeners):
                     listener(event)
 

@@ -25,7 +25,7 @@ def review(code: str, language: str = "python", ctx: Context = None) -> str:
 
 
 def test_definition():
-    prompt = Prompt(review, title="Code review", argument_descriptions={"code": "The code"},
+    prompt = Prompt.from_function(review, title="Code review", argument_descriptions={"code": "The code"},
                     icons=[{"src": "data:,"}], meta={"com.example/x": True})
     assert prompt.definition() == {
         "name": "review",
@@ -44,18 +44,18 @@ def test_definition_without_arguments():
     def hello() -> str:
         return "hi"
 
-    assert Prompt(hello, name="hi").definition() == {"name": "hi"}
+    assert Prompt.from_function(hello, name="hi").definition() == {"name": "hi"}
 
 
 def test_var_args_are_not_arguments():
     def f(a: str, *rest: str, **kw: str) -> str:
         return a
 
-    assert [arg["name"] for arg in Prompt(f).arguments] == ["a"]
+    assert [arg["name"] for arg in Prompt.from_function(f).arguments] == ["a"]
 
 
 async def test_render_text_with_defaults_and_description():
-    result = await Prompt(review).render({"code": "x = 1"}, ctx())
+    result = await Prompt.from_function(review).get({"code": "x = 1"}, ctx())
     assert result == {
         "description": "Review some code.",
         "messages": [{"role": "user", "content": {"type": "text", "text": "Review this python: x = 1"}}],
@@ -63,13 +63,13 @@ async def test_render_text_with_defaults_and_description():
 
 
 async def test_render_ignores_unknown_arguments():
-    result = await Prompt(review).render({"code": "y", "language": "go", "bogus": "1"}, ctx())
+    result = await Prompt.from_function(review).get({"code": "y", "language": "go", "bogus": "1"}, ctx())
     assert result["messages"][0]["content"]["text"] == "Review this go: y"
 
 
 async def test_missing_required_argument_is_32602():
     with pytest.raises(InvalidParams) as info:
-        await Prompt(review).render({"language": "go"}, ctx())
+        await Prompt.from_function(review).get({"language": "go"}, ctx())
     assert info.value.code == -32602
     assert "code" in info.value.message
 
@@ -78,9 +78,9 @@ async def test_async_prompt_with_context():
     async def who(ctx: Context) -> str:
         return f"era {ctx.era}"
 
-    prompt = Prompt(who)
+    prompt = Prompt.from_function(who)
     assert prompt.arguments == []
-    result = await prompt.render({}, ctx())
+    result = await prompt.get({}, ctx())
     assert result == {"messages": [{"role": "user", "content": {"type": "text", "text": "era legacy"}}]}
 
 
@@ -108,7 +108,7 @@ async def test_completion():
     async def langs(value: str, context: dict) -> list:
         return [lang for lang in ("python", "perl", "go") if lang.startswith(value)] + [context.get("code", "")]
 
-    prompt = Prompt(review, complete={"language": langs, "code": ["print()", "pass"]})
-    assert await prompt.complete("language", "p", {"code": "c"}, ctx()) == ["python", "perl", "c"]
-    assert await prompt.complete("code", "pa", {}, ctx()) == ["pass"]
-    assert await prompt.complete("other", "", {}, ctx()) == []
+    prompt = Prompt.from_function(review, complete={"language": langs, "code": ["print()", "pass"]})
+    assert await prompt.get_completions(Context(ctx()), "language", "p", {"code": "c"}) == ["python", "perl", "c"]
+    assert await prompt.get_completions(Context(ctx()), "code", "pa", {}) == ["pass"]
+    assert await prompt.get_completions(Context(ctx()), "other", "", {}) == []

@@ -15,8 +15,8 @@ from django_mcp.protocol.dispatcher import Dispatcher
 from django_mcp.protocol.errors import InvalidParams
 from django_mcp.protocol.handlers.lifecycle import initialize_result
 from django_mcp.protocol.versions import LEGACY_VERSIONS, Era
-from django_mcp.registry import McpSite
-from django_mcp.state import SignedStateCodec
+from django_mcp.sites import McpSite
+from django_mcp.request_state import SignedStateCodec
 
 
 # Sync callables run through database_sync_to_async, which checks the thread's DB connections.
@@ -125,7 +125,7 @@ def build_site() -> McpSite:
     async def item(id: str) -> dict:
         return {"id": id}
 
-    @site.resource("res://secret/{id}", permission=lambda user: False)
+    @site.resource("res://secret/{id}", permission=lambda ctx: False)
     async def secret(id: str) -> str:
         return "hidden"
 
@@ -153,7 +153,7 @@ def site() -> McpSite:
 
 @pytest.fixture
 def dispatcher(site: McpSite) -> Dispatcher:
-    return Dispatcher(site, state_codec=SignedStateCodec(), page_size=100, list_ttl_ms=60000, cache_scope="public")
+    return Dispatcher(site, state_codec=SignedStateCodec(), list_ttl_ms=60000, cache_scope="public")
 
 
 @pytest.fixture
@@ -418,7 +418,8 @@ async def test_invalid_result_is_32603(dispatcher):
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 async def test_pagination_walks_every_page(site, era):
-    small = Dispatcher(site, state_codec=SignedStateCodec(), page_size=3)
+    site.page_size = 3
+    small = Dispatcher(site, state_codec=SignedStateCodec())
     names: list[str] = []
     cursor = None
     pages = 0
@@ -440,7 +441,8 @@ async def test_pagination_walks_every_page(site, era):
 
 
 async def test_pagination_of_resources_and_prompts(site):
-    small = Dispatcher(site, state_codec=SignedStateCodec(), page_size=1)
+    site.page_size = 1
+    small = Dispatcher(site, state_codec=SignedStateCodec())
     first = (await call(small, "prompts/list", None, legacy_ctx()))["result"]
     assert [p["name"] for p in first["prompts"]] == ["greet"]
     second = (await call(small, "prompts/list", {"cursor": first["nextCursor"]}, legacy_ctx()))["result"]

@@ -32,7 +32,7 @@ def test_resource_definition():
         """All books."""
         return ""
 
-    resource = Resource(catalogue, "books://all", title="Catalogue", mime_type="application/json", size=10,
+    resource = Resource.from_function(catalogue, uri="books://all", title="Catalogue", mime_type="application/json", size=10,
                         annotations={"audience": ["user"], "priority": 0.5}, icons=[{"src": "data:,"}],
                         meta={"com.example/k": 1})
     assert resource.definition() == {
@@ -43,11 +43,11 @@ def test_resource_definition():
 
 
 def test_minimal_definitions():
-    def f() -> str:
+    def f(id: str = "") -> str:
         return ""
 
-    assert Resource(f, "x://1").definition() == {"uri": "x://1", "name": "f"}
-    assert ResourceTemplate(f, "x://{id}", name="items").definition() == {"uriTemplate": "x://{id}", "name": "items"}
+    assert Resource.from_function(f, uri="x://1").definition() == {"uri": "x://1", "name": "f"}
+    assert ResourceTemplate.from_function(f, uri_template="x://{id}", name="items").definition() == {"uriTemplate": "x://{id}", "name": "items"}
 
 
 @pytest.mark.parametrize(
@@ -73,14 +73,14 @@ def test_contents_conversions(value, expected):
     def f() -> str:
         return ""
 
-    assert Resource(f, "u://1").contents("u://1", value) == expected
+    assert Resource.from_function(f, uri="u://1").contents("u://1", value) == expected
 
 
 def test_declared_mime_type_wins():
     def f() -> str:
         return ""
 
-    resource = Resource(f, "u://1", mime_type="text/csv")
+    resource = Resource.from_function(f, uri="u://1", mime_type="text/csv")
     assert resource.contents("u://1", "a,b") == [{"uri": "u://1", "mimeType": "text/csv", "text": "a,b"}]
     assert resource.contents("u://1", b"x")[0]["mimeType"] == "text/csv"
 
@@ -89,7 +89,7 @@ async def test_read_async_resource():
     async def motd() -> str:
         return "hi"
 
-    assert await Resource(motd, "app://motd").read("app://motd", {}, ctx()) == [
+    assert await Resource.from_function(motd, uri="app://motd").read_contents("app://motd", {}, ctx()) == [
         {"uri": "app://motd", "mimeType": "text/plain", "text": "hi"}]
 
 
@@ -100,7 +100,7 @@ async def test_read_sync_resource_runs_in_a_thread():
         threads.append(threading.get_ident())
         return "hi"
 
-    assert (await Resource(motd, "app://motd").read("app://motd", {}, ctx()))[0]["text"] == "hi"
+    assert (await Resource.from_function(motd, uri="app://motd").read_contents("app://motd", {}, ctx()))[0]["text"] == "hi"
     assert threads and threads[0] != threading.get_ident()
 
 
@@ -108,11 +108,11 @@ async def test_template_variables_become_arguments():
     async def chapter(book: str, number: str, ctx: Context) -> dict:
         return {"book": book, "number": number, "request": ctx.request_id}
 
-    template = ResourceTemplate(chapter, "books://{book}/chapters/{number}")
+    template = ResourceTemplate.from_function(chapter, uri_template="books://{book}/chapters/{number}")
     uri = "books://dune/chapters/3"
     variables = template.match(uri)
     assert variables == {"book": "dune", "number": "3"}
-    contents = await template.read(uri, variables, ctx())
+    contents = await template.read_contents(uri, variables, ctx())
     assert contents == [{"uri": uri, "mimeType": "application/json",
                          "text": '{"book": "dune", "number": "3", "request": 3}'}]
     assert template.match("books://dune") is None
@@ -124,7 +124,7 @@ async def test_lookup_errors_mean_not_found(error):
         raise error
 
     with pytest.raises(ResourceNotFound) as info:
-        await ResourceTemplate(missing, "b://{id}").read("b://9", {"id": "9"}, ctx())
+        await ResourceTemplate.from_function(missing, uri_template="b://{id}").read_contents("b://9", {"id": "9"}, ctx())
     assert info.value.code == -32002
     assert info.value.data == {"uri": "b://9"}
 
@@ -134,7 +134,7 @@ async def test_object_does_not_exist_means_not_found():
         raise User.DoesNotExist("gone")
 
     with pytest.raises(ResourceNotFound):
-        await ResourceTemplate(missing, "u://{id}").read("u://1", {"id": "1"}, ctx())
+        await ResourceTemplate.from_function(missing, uri_template="u://{id}").read_contents("u://1", {"id": "1"}, ctx())
 
 
 async def test_other_errors_propagate():
@@ -142,7 +142,7 @@ async def test_other_errors_propagate():
         raise ValueError("disk")
 
     with pytest.raises(ValueError):
-        await Resource(broken, "x://1").read("x://1", {}, ctx())
+        await Resource.from_function(broken, uri="x://1").read_contents("x://1", {}, ctx())
 
 
 async def test_template_completion():
@@ -155,9 +155,9 @@ async def test_template_completion():
     def years(value: str, context: dict) -> list:
         return [2000, 2001]
 
-    template = ResourceTemplate(f, "b://{genre}/{author}/{year}",
+    template = ResourceTemplate.from_function(f, uri_template="b://{genre}/{author}/{year}",
                                 complete={"genre": ["scifi", "science", "poetry"], "author": authors, "year": years})
-    assert await template.complete("genre", "sci", {}, ctx()) == ["scifi", "science"]
-    assert await template.complete("author", "le", {"genre": "scifi"}, ctx()) == ["le-scifi"]
-    assert await template.complete("year", "", {}, ctx()) == ["2000", "2001"]
-    assert await template.complete("unknown", "", {}, ctx()) == []
+    assert await template.get_completions(Context(ctx()), "genre", "sci", {}) == ["scifi", "science"]
+    assert await template.get_completions(Context(ctx()), "author", "le", {"genre": "scifi"}) == ["le-scifi"]
+    assert await template.get_completions(Context(ctx()), "year", "", {}) == ["2000", "2001"]
+    assert await template.get_completions(Context(ctx()), "unknown", "", {}) == []

@@ -72,3 +72,10 @@ def item(item_id: str) -> dict:
 @prompt(description="Summarize a topic.", complete={"style": ["short", "detailed"]})
 def summarize(topic: str, style: str = "short") -> str:
     return f"Write a {style} summary of {topic}."
+
+
+@tool(annotations={"readOnlyHint": True})
+async def whoami(ctx: Context) -> str:
+    """Who the call runs as, and the scopes of its credential: "alice mcp:read", or "anonymous"."""
+    who = ctx.user.username if ctx.user.is_authenticated else "anonymous"
+    return " ".join([who, *sorted(ctx.scopes or ())])

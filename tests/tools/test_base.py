@@ -39,7 +39,7 @@ def test_definition_from_function():
         """
         return isbn
 
-    tool = Tool(lookup, title="Lookup", annotations={"readOnlyHint": True}, icons=[{"src": "data:,"}],
+    tool = Tool.from_function(lookup, title="Lookup", annotations={"readOnlyHint": True}, icons=[{"src": "data:,"}],
                 meta={"com.example/x": 1})
     assert tool.definition() == {
         "name": "lookup",
@@ -56,7 +56,7 @@ def test_definition_overrides_and_minimal():
     def f() -> str:
         return ""
 
-    tool = Tool(f, name="other", description="Explicit")
+    tool = Tool.from_function(f, name="other", description="Explicit")
     assert tool.definition() == {"name": "other", "description": "Explicit", "inputSchema": tool.input_schema}
 
 
@@ -64,7 +64,7 @@ async def test_async_tool_result():
     async def greet(name: str) -> str:
         return f"Hello {name}"
 
-    result = await Tool(greet).run({"name": "Ada"}, ctx())
+    result = await Tool.from_function(greet).run({"name": "Ada"}, ctx())
     assert result == {"content": [{"type": "text", "text": "Hello Ada"}], "isError": False}
 
 
@@ -75,7 +75,7 @@ async def test_arguments_are_validated_and_coerced():
         seen.update(n=n, p=p, flag=flag)
         return "ok"
 
-    result = await Tool(f).run({"n": "5", "p": {"x": 1}}, ctx())
+    result = await Tool.from_function(f).run({"n": "5", "p": {"x": 1}}, ctx())
     assert result["isError"] is False
     assert seen == {"n": 5, "p": Point(x=1, y=0), "flag": False}
     assert isinstance(seen["p"], Point)
@@ -96,7 +96,7 @@ async def test_invalid_arguments_are_error_results(arguments, fragment):
         called.append(n)
         return "ok"
 
-    result = await Tool(f).run(arguments, ctx())
+    result = await Tool.from_function(f).run(arguments, ctx())
     assert result["isError"] is True
     text = result["content"][0]["text"]
     assert text.startswith("Invalid arguments for tool f: ")
@@ -109,7 +109,7 @@ async def test_hand_written_schema_passes_arguments_unvalidated():
         return json.dumps(kwargs, sort_keys=True)
 
     schema = {"type": "object", "properties": {"q": {"type": "string"}}}
-    tool = Tool(raw, input_schema=schema)
+    tool = Tool.from_function(raw, input_schema=schema)
     assert tool.definition()["inputSchema"] == schema
     result = await tool.run({"q": 1, "z": [2]}, ctx())
     assert result["content"][0]["text"] == '{"q": 1, "z": [2]}'
@@ -122,9 +122,9 @@ async def test_exception_becomes_is_error():
     async def silent() -> str:
         raise KeyError()
 
-    assert await Tool(boom).run({}, ctx()) == {"content": [{"type": "text", "text": "bad input value"}],
+    assert await Tool.from_function(boom).run({}, ctx()) == {"content": [{"type": "text", "text": "bad input value"}],
                                                "isError": True}
-    assert (await Tool(silent).run({}, ctx()))["content"][0]["text"] == "KeyError"
+    assert (await Tool.from_function(silent).run({}, ctx()))["content"][0]["text"] == "KeyError"
 
 
 async def test_mcp_errors_and_input_requests_pass_through():
@@ -135,9 +135,9 @@ async def test_mcp_errors_and_input_requests_pass_through():
         raise InputRequired({"k": {"method": "roots/list", "params": {}}})
 
     with pytest.raises(InvalidParams):
-        await Tool(refuse).run({}, ctx())
+        await Tool.from_function(refuse).run({}, ctx())
     with pytest.raises(InputRequired):
-        await Tool(ask).run({}, ctx())
+        await Tool.from_function(ask).run({}, ctx())
 
 
 async def test_sync_tool_runs_in_a_thread_via_database_sync_to_async():
@@ -147,7 +147,7 @@ async def test_sync_tool_runs_in_a_thread_via_database_sync_to_async():
         threads.append(threading.get_ident())
         return a * 2
 
-    tool = Tool(blocking)
+    tool = Tool.from_function(blocking)
     assert isinstance(tool.callable._sync_runner, DatabaseSyncToAsync)
     result = await tool.run({"a": 21}, ctx())
     assert result["structuredContent"] == {"result": 42}
@@ -161,7 +161,7 @@ async def test_async_tool_runs_on_the_loop():
         threads.append(threading.get_ident())
         return "x"
 
-    tool = Tool(quick)
+    tool = Tool.from_function(quick)
     assert tool.callable._sync_runner is None
     await tool.run({}, ctx())
     assert threads == [threading.get_ident()]
@@ -171,7 +171,7 @@ async def test_context_is_injected():
     async def who(ctx: Context, greeting: str = "hi") -> str:
         return f"{greeting} {ctx.era} {ctx.protocol_version} {ctx.request_id}"
 
-    result = await Tool(who).run({}, ctx(request_id=9))
+    result = await Tool.from_function(who).run({}, ctx(request_id=9))
     assert result["content"][0]["text"] == "hi legacy 2025-11-25 9"
 
 
@@ -179,7 +179,7 @@ async def test_context_injected_into_sync_tool():
     def who(context: Context) -> str:
         return context.era
 
-    assert (await Tool(who).run({}, RequestContext(era=Era.MODERN, protocol_version="2026-07-28"))
+    assert (await Tool.from_function(who).run({}, RequestContext(era=Era.MODERN, protocol_version="2026-07-28"))
             )["content"][0]["text"] == "modern"
 
 
@@ -187,7 +187,7 @@ async def test_structured_output():
     async def where() -> Point:
         return Point(x=3)
 
-    result = await Tool(where).run({}, ctx())
+    result = await Tool.from_function(where).run({}, ctx())
     assert result["structuredContent"] == {"x": 3, "y": 0}
     assert json.loads(result["content"][0]["text"]) == {"x": 3, "y": 0}
     assert result["isError"] is False
@@ -197,7 +197,7 @@ async def test_wrapped_structured_output():
     async def numbers() -> list[int]:
         return [1, 2]
 
-    result = await Tool(numbers).run({}, ctx())
+    result = await Tool.from_function(numbers).run({}, ctx())
     assert result["structuredContent"] == {"result": [1, 2]}
     assert json.loads(result["content"][0]["text"]) == {"result": [1, 2]}
 
@@ -206,7 +206,7 @@ async def test_structured_output_that_does_not_match_is_an_error():
     async def wrong() -> int:
         return "many"
 
-    result = await Tool(wrong).run({}, ctx())
+    result = await Tool.from_function(wrong).run({}, ctx())
     assert result["isError"] is True
     assert "structuredContent" not in result
 
@@ -215,7 +215,7 @@ async def test_output_validation_error_is_not_blamed_on_arguments():
     async def wrong(n: int) -> int:
         return "many"
 
-    result = await Tool(wrong).run({"n": 1}, ctx())
+    result = await Tool.from_function(wrong).run({"n": 1}, ctx())
     assert result["isError"] is True
     assert "Invalid arguments" not in result["content"][0]["text"]
 
@@ -226,14 +226,14 @@ async def test_ready_made_call_tool_result_is_returned_as_is():
     async def f() -> dict:
         return ready
 
-    assert await Tool(f).run({}, ctx()) is ready
+    assert await Tool.from_function(f).run({}, ctx()) is ready
 
 
 async def test_structured_output_disabled():
     async def f() -> int:
         return 5
 
-    result = await Tool(f, structured_output=False).run({}, ctx())
+    result = await Tool.from_function(f, structured_output=False).run({}, ctx())
     assert result == {"content": [{"type": "text", "text": "5"}], "isError": False}
 
 
@@ -286,16 +286,16 @@ async def test_list_of_content_blocks_from_a_tool():
     async def typed() -> list[mcp_types.ContentBlock]:
         return [content.text("Cover:"), content.image("QUJD", "image/jpeg")]
 
-    assert await Tool(cover).run({}, ctx()) == COVER
-    assert Tool(typed).output_schema is None
-    assert await Tool(typed).run({}, ctx()) == COVER
+    assert await Tool.from_function(cover).run({}, ctx()) == COVER
+    assert Tool.from_function(typed).output_schema is None
+    assert await Tool.from_function(typed).run({}, ctx()) == COVER
 
 
 async def test_content_blocks_under_a_bare_list_annotation():
     async def cover() -> list:
         return [content.text("Cover:"), content.image("QUJD", "image/jpeg")]
 
-    assert await Tool(cover).run({}, ctx()) == COVER
+    assert await Tool.from_function(cover).run({}, ctx()) == COVER
 
 
 def test_error_result():

@@ -26,7 +26,7 @@ def test_input_schema_types_required_and_defaults():
     def search(query: str, limit: int = 10, exact: bool = False, ratio: float | None = None) -> str:
         return ""
 
-    schema = Tool(search).input_schema
+    schema = Tool.from_function(search).input_schema
     assert schema["type"] == "object"
     assert "title" not in schema
     assert schema["required"] == ["query"]
@@ -45,7 +45,7 @@ def test_annotated_field_descriptions_and_constraints():
              comment: Annotated[str, Field(description="Free text", max_length=20)] = "") -> str:
         return ""
 
-    props = Tool(rate).input_schema["properties"]
+    props = Tool.from_function(rate).input_schema["properties"]
     assert props["stars"]["description"] == "From 1 to 5"
     assert props["stars"]["minimum"] == 1 and props["stars"]["maximum"] == 5
     assert props["comment"]["description"] == "Free text"
@@ -57,7 +57,7 @@ def test_x_mcp_header_from_json_schema_extra():
     def forecast(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})], days: int = 1) -> str:
         return ""
 
-    props = Tool(forecast).input_schema["properties"]
+    props = Tool.from_function(forecast).input_schema["properties"]
     assert props["region"]["x-mcp-header"] == "Region"
     assert props["region"]["type"] == "string"
     assert "x-mcp-header" not in props["days"]
@@ -67,7 +67,7 @@ def test_no_argument_tool_schema():
     def now() -> str:
         return ""
 
-    assert Tool(now).input_schema == {"type": "object", "properties": {}, "additionalProperties": False}
+    assert Tool.from_function(now).input_schema == {"type": "object", "properties": {}, "additionalProperties": False}
 
 
 def test_context_parameter_is_not_an_argument():
@@ -77,22 +77,22 @@ def test_context_parameter_is_not_an_argument():
     async def only_ctx(ctx: Context) -> str:
         return ""
 
-    assert list(Tool(with_ctx).input_schema["properties"]) == ["name"]
-    assert Tool(only_ctx).input_schema == {"type": "object", "properties": {}, "additionalProperties": False}
+    assert list(Tool.from_function(with_ctx).input_schema["properties"]) == ["name"]
+    assert Tool.from_function(only_ctx).input_schema == {"type": "object", "properties": {}, "additionalProperties": False}
 
 
 def test_var_args_are_skipped():
     def loose(a: int, *rest: int, **extra: Any) -> str:
         return ""
 
-    assert list(Tool(loose).input_schema["properties"]) == ["a"]
+    assert list(Tool.from_function(loose).input_schema["properties"]) == ["a"]
 
 
 def test_nested_model_argument_uses_defs():
     def move(to: Point) -> str:
         return ""
 
-    schema = Tool(move).input_schema
+    schema = Tool.from_function(move).input_schema
     assert schema["properties"]["to"] == {"$ref": "#/$defs/Point"}
     assert schema["$defs"]["Point"]["required"] == ["x"]
 
@@ -136,14 +136,14 @@ def test_no_return_annotation_has_no_output_schema():
         return 1
 
     assert output_spec(f) is None
-    assert "outputSchema" not in Tool(f).definition()
+    assert "outputSchema" not in Tool.from_function(f).definition()
 
 
 def test_object_return_is_used_as_is():
     def where() -> Point:
         return Point(x=1)
 
-    tool = Tool(where)
+    tool = Tool.from_function(where)
     assert tool.output_schema["type"] == "object"
     assert set(tool.output_schema["properties"]) == {"x", "y"}
     assert "title" not in tool.output_schema
@@ -193,9 +193,9 @@ def test_structured_output_false_and_explicit_output_schema():
     def f() -> int:
         return 1
 
-    assert Tool(f, structured_output=False).output_schema is None
+    assert Tool.from_function(f, structured_output=False).output_schema is None
     custom = {"type": "object", "properties": {"n": {"type": "integer"}}}
-    assert Tool(f, output_schema=custom).definition()["outputSchema"] == custom
+    assert Tool.from_function(f, output_schema=custom).definition()["outputSchema"] == custom
 
 
 def test_invalid_x_mcp_header_placement_is_refused_at_registration():
@@ -210,4 +210,4 @@ def test_invalid_x_mcp_header_placement_is_refused_at_registration():
 
     for fn in (ratio, twice):
         with pytest.raises((ImproperlyConfigured, TypeError, ValueError)):
-            Tool(fn)
+            Tool.from_function(fn)

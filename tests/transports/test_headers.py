@@ -5,10 +5,19 @@ import base64
 import pytest
 
 from django_mcp.protocol.errors import HeaderMismatch
-from django_mcp.transports.headers import decode_value, header_properties, validate
+from django_mcp.transports import headers as mirrored
+from django_mcp.transports.headers import decode_value, header_properties
 
 
 V = "2026-07-28"
+
+
+def validate(hdrs, message, version, tool_schema=None):
+    """What the consumer does: the headers every request has, then a known tool's Mcp-Param-* ones."""
+    mirrored.validate(hdrs, message, version)
+    if message["method"] == "tools/call" and tool_schema is not None:
+        params = message.get("params") or {}
+        mirrored.validate_params(hdrs, params.get("arguments"), tool_schema(params.get("name")) or {})
 TOOL_SCHEMA = {
     "type": "object",
     "properties": {

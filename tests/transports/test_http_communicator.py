@@ -15,7 +15,7 @@ from channels.testing import HttpCommunicator
 import django_mcp.asgi
 from django_mcp.context import Context
 from django_mcp.models import McpSession
-from django_mcp.registry import McpSite
+from django_mcp.sites import McpSite
 from django_mcp.transports.http import McpHttpConsumer
 
 

@@ -37,7 +37,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.session import ClientRequestContext
 
 from django_mcp import Context
-from django_mcp.registry import McpSite
+from django_mcp.sites import McpSite
 from django_mcp.transports.lines import LineReader
 from django_mcp.transports.stdio import StdioServer
 from tests.live import ROOT, migrate, server_env
@@ -799,7 +799,7 @@ async def test_calls_run_as_the_given_user() -> None:
         """The username the call runs as."""
         return ctx.user.username or "anonymous"
 
-    @site.tool(permission=lambda user: user.is_authenticated)
+    @site.tool(permission=lambda ctx: ctx.user.is_authenticated)
     async def members_only() -> str:
         """Only for authenticated users."""
         return "welcome"

@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..context import RequestContext
 from ..errors import InvalidParams, McpError
-from ..pagination import page_fields, paginate
+from ..pagination import page_fields
 from .interactive import run_interactive
 
 
@@ -14,16 +14,14 @@ if TYPE_CHECKING:
 
 async def list_resources(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
     """One page of concrete resources."""
-    items = await dispatcher.backend.list_resources(ctx)
-    page, next_cursor = paginate(items, params.cursor if params else None, dispatcher.page_size)
-    return dispatcher.cacheable({"resources": page, **page_fields(next_cursor)}, ctx)
+    page = await dispatcher.backend.list_resources(params.cursor if params else None, ctx)
+    return dispatcher.cacheable({"resources": page.items, **page_fields(page.next_cursor)}, ctx)
 
 
 async def list_templates(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
     """One page of RFC 6570 resource templates."""
-    items = await dispatcher.backend.list_resource_templates(ctx)
-    page, next_cursor = paginate(items, params.cursor if params else None, dispatcher.page_size)
-    return dispatcher.cacheable({"resourceTemplates": page, **page_fields(next_cursor)}, ctx)
+    page = await dispatcher.backend.list_resource_templates(params.cursor if params else None, ctx)
+    return dispatcher.cacheable({"resourceTemplates": page.items, **page_fields(page.next_cursor)}, ctx)
 
 
 async def read_resource(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:

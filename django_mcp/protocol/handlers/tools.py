@@ -3,7 +3,7 @@
 from typing import TYPE_CHECKING, Any
 
 from ..context import RequestContext
-from ..pagination import page_fields, paginate
+from ..pagination import page_fields
 from .interactive import run_interactive
 
 
@@ -13,9 +13,8 @@ if TYPE_CHECKING:
 
 async def list_tools(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
     """One page of tool definitions, in a deterministic order (registration order)."""
-    tools = await dispatcher.backend.list_tools(ctx)
-    page, next_cursor = paginate(tools, params.cursor if params else None, dispatcher.page_size)
-    return dispatcher.cacheable({"tools": page, **page_fields(next_cursor)}, ctx)
+    page = await dispatcher.backend.list_tools(params.cursor if params else None, ctx)
+    return dispatcher.cacheable({"tools": page.items, **page_fields(page.next_cursor)}, ctx)
 
 
 async def call_tool(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:

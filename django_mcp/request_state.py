@@ -11,7 +11,7 @@ from django.core import signing
 from .conf import mcp_settings
 from .protocol.context import RequestContext
 from .protocol.errors import InvalidParams
-from .sessions import user_key
+from .stores.sessions import user_key
 
 
 SALT = "django_mcp.request_state"

@@ -8,7 +8,8 @@ from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
 from django_mcp.models import McpSession
-from django_mcp.sessions import (
+from django_mcp.transports.http_sessions import LiveSession
+from django_mcp.stores.sessions import (
     BaseSessionStore,
     DatabaseSessionStore,
     get_session_store,
@@ -79,9 +80,9 @@ async def test_update():
     assert loaded.subscriptions == ["books://1"]
 
 
-async def test_session_state_methods_persist():
+async def test_live_session_methods_persist():
     store = DatabaseSessionStore()
-    session = await create(store)
+    session = LiveSession(await create(store))
     await session.set_log_level("error")
     await session.subscribe("books://1")
     await session.subscribe("books://1")  # once only
@@ -108,8 +109,10 @@ async def test_idle_sessions_expire(settings):
     fresh = await create(store)
     old = timezone.now() - timedelta(seconds=31)
     await sync_to_async(McpSession.objects.filter(pk=stale.id).update)(last_seen_at=old)
-    assert await store.get(stale.id) is None
+    expired = await store.get(stale.id)
+    assert expired.expired and expired.id == stale.id  # the caller announces the end
     assert await row(stale.id) is None  # deleted on sight
+    assert await store.get(stale.id) is None
     assert (await store.get(fresh.id)).id == fresh.id
 
 
@@ -145,5 +148,5 @@ def test_get_session_store(settings):
     first = get_session_store()
     assert isinstance(first, DatabaseSessionStore)
     assert get_session_store() is first
-    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "SESSION_STORE": "tests.test_sessions.CustomStore"}
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "SESSION_STORE": "tests.stores.test_sessions.CustomStore"}
     assert isinstance(get_session_store(), CustomStore)

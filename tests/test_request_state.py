@@ -6,7 +6,7 @@ from django.core import signing
 from django_mcp.protocol.context import RequestContext
 from django_mcp.protocol.errors import InvalidParams
 from django_mcp.protocol.versions import Era
-from django_mcp.state import SALT, SignedStateCodec
+from django_mcp.request_state import SALT, SignedStateCodec
 
 
 class StubUser:

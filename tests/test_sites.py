@@ -4,13 +4,13 @@ from typing import Any
 
 import pytest
 
-from django_mcp import registry
+from django_mcp import sites
 from django_mcp.protocol.context import RequestContext
 from django_mcp.protocol.dispatcher import Dispatcher
 from django_mcp.protocol.errors import InvalidParams, ResourceNotFound
 from django_mcp.protocol.versions import Era
-from django_mcp.registry import AlreadyRegistered, McpSite, NotRegistered
-from django_mcp.state import SignedStateCodec
+from django_mcp.sites import AlreadyRegistered, McpSite, NotRegistered
+from django_mcp.request_state import SignedStateCodec
 
 
 # Sync callables run through database_sync_to_async, which checks the thread's DB connections.
@@ -24,8 +24,11 @@ class StubUser:
     def __init__(self, *perms: str) -> None:
         self.perms = set(perms)
 
-    def has_perm(self, perm: str) -> bool:
+    def has_perm(self, perm: str, obj: Any = None) -> bool:
         return perm in self.perms
+
+    def has_perms(self, perms: Any, obj: Any = None) -> bool:
+        return all(self.has_perm(perm, obj) for perm in perms)
 
 
 def ctx(user: Any = None) -> RequestContext:
@@ -41,17 +44,17 @@ def test_sites_are_independent():
 
     assert [t.name for t in one.tools] == ["f"]
     assert two.tools == []
-    assert all(tool.fn is not f for tool in registry.default_site.tools)
+    assert all(tool.function is not f for tool in sites.site.tools)
 
 
 def test_decorators_return_the_function_unchanged():
     site = McpSite()
 
-    def original(a: int) -> int:
+    def original(a: int = 0) -> int:
         return a
 
     assert site.tool(name="renamed")(original) is original
-    assert site.get_tool("renamed").fn is original
+    assert site.get_tool("renamed").function is original
     assert site.prompt()(original) is original
     assert site.resource("x://1")(original) is original
 
@@ -109,24 +112,24 @@ def test_module_level_bare_tool_raises_and_registers_nothing():
         return ""
 
     with pytest.raises(TypeError):
-        registry.tool(never_registered_tool)
+        sites.tool(never_registered_tool)
     with pytest.raises(TypeError):
-        registry.prompt(never_registered_tool)
-    assert registry.default_site.get_tool("never_registered_tool") is None
+        sites.prompt(never_registered_tool)
+    assert sites.site.get_tool("never_registered_tool") is None
 
 
 def test_module_level_decorators_take_a_site():
     site = McpSite()
 
-    @registry.tool(site=site, title="T")
+    @sites.tool(site=site, title="T")
     def t() -> str:
         return ""
 
-    @registry.prompt(site=site)
+    @sites.prompt(site=site)
     def p() -> str:
         return ""
 
-    @registry.resource("r://{id}", site=site)
+    @sites.resource("r://{id}", site=site)
     def r(id: str) -> str:
         return id
 
@@ -194,12 +197,12 @@ def permission_site() -> McpSite:
     def public() -> str:
         return "public"
 
-    @site.tool(permission=lambda user: False)
+    @site.tool(permission=lambda ctx: False)
     def hidden() -> str:
         return "hidden"
 
-    async def staff_only(user: Any) -> bool:
-        return getattr(user, "pk", None) == 1
+    async def staff_only(ctx: Any) -> bool:
+        return getattr(ctx.user, "pk", None) == 1
 
     @site.tool(permission=staff_only)
     def staff() -> str:
@@ -213,15 +216,15 @@ def permission_site() -> McpSite:
     def open_resource() -> str:
         return "open"
 
-    @site.resource("r://closed", permission=lambda user: False)
+    @site.resource("r://closed", permission=lambda ctx: False)
     def closed() -> str:
         return "closed"
 
-    @site.resource("r://t/{id}", permission=lambda user: user is not None)
+    @site.resource("r://t/{id}", permission=lambda ctx: ctx.user is not None)
     def templated(id: str) -> str:
         return id
 
-    @site.prompt(permission=lambda user: False)
+    @site.prompt(permission=lambda ctx: False)
     def secret_prompt() -> str:
         return "x"
 
@@ -234,16 +237,16 @@ def permission_site() -> McpSite:
 
 async def test_permissions_filter_listings():
     site = permission_site()
-    anonymous = [t["name"] for t in await site.list_tools(ctx())]
+    anonymous = [t["name"] for t in (await site.list_tools(None, ctx())).items]
     assert anonymous == ["public"]
-    staff = [t["name"] for t in await site.list_tools(ctx(StubUser()))]
+    staff = [t["name"] for t in (await site.list_tools(None, ctx(StubUser()))).items]
     assert staff == ["public", "staff"]
-    editor = [t["name"] for t in await site.list_tools(ctx(StubUser("library.change_book")))]
+    editor = [t["name"] for t in (await site.list_tools(None, ctx(StubUser("library.change_book")))).items]
     assert editor == ["public", "staff", "editor"]
-    assert [r["uri"] for r in await site.list_resources(ctx())] == ["r://open"]
-    assert await site.list_resource_templates(ctx()) == []
-    assert [t["uriTemplate"] for t in await site.list_resource_templates(ctx(StubUser()))] == ["r://t/{id}"]
-    assert [p["name"] for p in await site.list_prompts(ctx())] == ["open_prompt"]
+    assert [r["uri"] for r in (await site.list_resources(None, ctx())).items] == ["r://open"]
+    assert (await site.list_resource_templates(None, ctx())).items == []
+    assert [t["uriTemplate"] for t in (await site.list_resource_templates(None, ctx(StubUser()))).items] == ["r://t/{id}"]
+    assert [p["name"] for p in (await site.list_prompts(None, ctx())).items] == ["open_prompt"]
 
 
 async def test_forbidden_calls_look_like_unknown_ones():
@@ -280,7 +283,7 @@ async def test_completion_through_the_registry():
         await site.complete({"type": "ref/prompt", "name": "secret_prompt"}, {"name": "a", "value": ""}, {}, ctx())
     # A concrete resource has nothing to complete; an unknown template is an error.
     assert await site.complete({"type": "ref/resource", "uri": "r://open"}, {"name": "x", "value": ""}, {},
-                               ctx()) == {"values": []}
+                               ctx()) == {"values": [], "total": 0, "hasMore": False}
     with pytest.raises(InvalidParams):
         await site.complete({"type": "ref/resource", "uri": "r://nope/{x}"}, {"name": "x", "value": ""}, {}, ctx())
     with pytest.raises(InvalidParams):

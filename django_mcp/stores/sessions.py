@@ -1,7 +1,8 @@
 """
-Legacy session state behind a small store interface (ARCHITECTURE.md, "many workers"). The
+Legacy session state behind a small store interface (docs/architecture.md, "Many workers"). The
 default store keeps sessions in the database; another store can be named by the
-``SESSION_STORE`` setting.
+``SESSION_STORE`` setting. A store only stores: announcing a change to other workers is the
+caller's job (``django_mcp.transports.http_sessions``).
 """
 
 import secrets
@@ -11,8 +12,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
-from .conf import mcp_settings
-from .streams import cancel_session_requests, publish_to_session
+from ..conf import mcp_settings
 
 
 def new_session_id() -> str:
@@ -28,12 +28,15 @@ def user_key(user: Any) -> str:
 
 
 class SessionState:
-    """A loaded session; the protocol layer sees it through ``LegacySession``."""
+    """
+    A loaded session, as a plain record. ``expired`` is True when the store found it idle past
+    ``SESSION_IDLE_TIMEOUT_SECONDS`` and removed it: the caller treats it as gone, and tells the
+    session's streams and requests on every worker.
+    """
 
-    def __init__(self, store: "BaseSessionStore", *, id: str, protocol_version: str,
-                 client_capabilities: dict[str, Any], client_info: dict[str, Any] | None, log_level: str | None,
-                 subscriptions: list[str], user_key: str, transport: str = "streamable-http") -> None:
-        self.store = store
+    def __init__(self, *, id: str, protocol_version: str, client_capabilities: dict[str, Any],
+                 client_info: dict[str, Any] | None, log_level: str | None, subscriptions: list[str], user_key: str,
+                 transport: str = "streamable-http", expired: bool = False) -> None:
         self.id = id
         self.protocol_version = protocol_version
         self.client_capabilities = client_capabilities
@@ -42,23 +45,7 @@ class SessionState:
         self.subscriptions = subscriptions
         self.user_key = user_key
         self.transport = transport
-
-    async def set_log_level(self, level: str) -> None:
-        self.log_level = level
-        await self.store.update(self.id, log_level=level)
-
-    async def subscribe(self, uri: str) -> None:
-        if uri not in self.subscriptions:
-            self.subscriptions.append(uri)
-            await self.store.update(self.id, subscriptions=self.subscriptions)
-        # The session's GET stream may be held by another worker: tell it to join the resource.
-        await publish_to_session(self.id, {"type": "mcp.subscribe", "uri": uri, "subscribe": True})
-
-    async def unsubscribe(self, uri: str) -> None:
-        if uri in self.subscriptions:
-            self.subscriptions.remove(uri)
-            await self.store.update(self.id, subscriptions=self.subscriptions)
-        await publish_to_session(self.id, {"type": "mcp.subscribe", "uri": uri, "subscribe": False})
+        self.expired = expired
 
 
 class BaseSessionStore:
@@ -82,17 +69,21 @@ class BaseSessionStore:
         """Mark a session as in use (an open stream); False when it no longer exists."""
         raise NotImplementedError(".touch() must be overridden.")
 
+    async def clear_expired(self) -> int:
+        """Remove sessions idle past ``SESSION_IDLE_TIMEOUT_SECONDS``; the number removed."""
+        raise NotImplementedError(".clear_expired() must be overridden.")
+
 
 class DatabaseSessionStore(BaseSessionStore):
     """Sessions as rows of :class:`~django_mcp.models.McpSession`; idle ones expire."""
 
     def _model(self) -> Any:
-        from .models import McpSession
+        from ..models import McpSession
 
         return McpSession
 
     def _state(self, row: Any) -> SessionState:
-        return SessionState(self, id=row.id, protocol_version=row.protocol_version,
+        return SessionState(id=row.id, protocol_version=row.protocol_version,
                             client_capabilities=row.client_capabilities or {}, client_info=row.client_info,
                             log_level=row.log_level, subscriptions=list(row.subscriptions or []),
                             user_key=row.user_key, transport=row.transport)
@@ -107,27 +98,24 @@ class DatabaseSessionStore(BaseSessionStore):
         return self._state(row)
 
     async def get(self, session_id: str) -> SessionState | None:
-        state, expired = await database_sync_to_async(self._get)(session_id)
-        if expired:
-            # Its streams, on whichever worker, end too: a client must not be left listening.
-            cancel_session_requests(session_id)
-            await publish_to_session(session_id, {"type": "mcp.session_closed"})
-        return state
+        return await database_sync_to_async(self._get)(session_id)
 
-    def _get(self, session_id: str) -> tuple[SessionState | None, bool]:
+    def _get(self, session_id: str) -> SessionState | None:
         model = self._model()
         row = model.objects.filter(pk=session_id).first()
         if row is None:
-            return None, False
+            return None
         idle = timedelta(seconds=mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS)
         now = timezone.now()
         if row.last_seen_at < now - idle:
+            state = self._state(row)  # before delete(), which clears the primary key
+            state.expired = True
             row.delete()
-            return None, True
+            return state
         # Touch at most once a minute: keeps expiry honest without a write per request.
         if row.last_seen_at < now - timedelta(seconds=60):
             model.objects.filter(pk=session_id).update(last_seen_at=now)
-        return self._state(row), False
+        return self._state(row)
 
     async def update(self, session_id: str, **fields: Any) -> None:
         await database_sync_to_async(self._model().objects.filter(pk=session_id).update)(**fields)
@@ -140,6 +128,12 @@ class DatabaseSessionStore(BaseSessionStore):
         updated = await database_sync_to_async(self._model().objects.filter(pk=session_id).update)(
             last_seen_at=timezone.now())
         return updated > 0
+
+    async def clear_expired(self) -> int:
+        idle = timedelta(seconds=mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS)
+        expired = self._model().objects.filter(last_seen_at__lt=timezone.now() - idle)
+        # Their events go with them (ON DELETE CASCADE); count sessions only.
+        return await database_sync_to_async(lambda: expired.delete()[1].get(self._model()._meta.label, 0))()
 
 
 def get_session_store() -> BaseSessionStore:

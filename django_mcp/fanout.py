@@ -1,5 +1,5 @@
 """
-Server→client pushes across workers, over the Channels channel layer.
+The channel-layer fan-out: server→client pushes across workers, over the Channels channel layer.
 
 Group names (the channel layer allows ASCII letters, digits, ``-``, ``_`` and ``.``):
 
@@ -21,6 +21,25 @@ from channels.layers import get_channel_layer
 
 BROADCAST_GROUP = "mcp.broadcast"
 
+# Channel-layer event types. Channels routes an event to the consumer method named after its type
+# with dots as underscores ("mcp.notify" → mcp_notify).
+#: A change notification: ``kind`` is tools / prompts / resources (list changed) or resource (``uri``).
+NOTIFY = "mcp.notify"
+#: A legacy client's answer to a server→client request, for the worker waiting on it.
+CLIENT_RESPONSE = "mcp.client_response"
+#: ``notifications/cancelled`` for a request running on another worker.
+CANCEL = "mcp.cancel"
+#: A session subscribed to (or unsubscribed from) a resource: its GET stream joins (or leaves) it.
+SUBSCRIBE = "mcp.subscribe"
+#: The session ended (DELETE, expiry, its HTTP+SSE stream closed).
+SESSION_CLOSED = "mcp.session_closed"
+#: A message for an HTTP+SSE session's stream, from the worker that served the POST.
+SSE_SEND = "mcp.sse_send"
+#: An event of a resumable POST stream, for a client resuming it with Last-Event-ID.
+STREAM_EVENT = "mcp.stream_event"
+
+EVENT_TYPES = frozenset({NOTIFY, CLIENT_RESPONSE, CANCEL, SUBSCRIBE, SESSION_CLOSED, SSE_SEND, STREAM_EVENT})
+
 # (session id, request id) → future of a server→client request awaiting the client's answer.
 pending_client_requests: dict[tuple[str, Any], asyncio.Future[dict[str, Any]]] = {}
 # (session id, request id) → task serving a client request, for notifications/cancelled.
@@ -32,7 +51,12 @@ def session_group(session_id: str) -> str:
 
 
 def resource_group(uri: str) -> str:
+    # Hashed: a URI may hold characters (and lengths) that group names may not.
     return f"mcp.resource.{hashlib.sha256(uri.encode()).hexdigest()[:48]}"
+
+
+def stream_group(stream_id: str) -> str:
+    return f"mcp.stream.{stream_id}"
 
 
 def key(request_id: Any) -> Any:
@@ -58,7 +82,7 @@ async def deliver_client_response(session_id: str, message: dict[str, Any]) -> N
         if not future.done():
             future.set_result(message)
         return
-    await publish_to_session(session_id, {"type": "mcp.client_response", "message": message})
+    await publish_to_session(session_id, {"type": CLIENT_RESPONSE, "message": message})
 
 
 async def cancel_request(session_id: str, request_id: Any) -> None:
@@ -67,7 +91,7 @@ async def cancel_request(session_id: str, request_id: Any) -> None:
     if task is not None:
         task.cancel()
         return
-    await publish_to_session(session_id, {"type": "mcp.cancel", "request_id": request_id})
+    await publish_to_session(session_id, {"type": CANCEL, "request_id": request_id})
 
 
 def cancel_session_requests(session_id: str) -> None:
@@ -75,3 +99,9 @@ def cancel_session_requests(session_id: str) -> None:
     for (owner, _), task in list(in_flight.items()):
         if owner == session_id:
             task.cancel()
+
+
+async def announce_session_end(session_id: str) -> None:
+    """A session is gone: cancel its requests here, and end its streams and requests everywhere."""
+    cancel_session_requests(session_id)
+    await publish_to_session(session_id, {"type": SESSION_CLOSED})

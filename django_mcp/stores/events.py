@@ -14,10 +14,10 @@ from channels.db import database_sync_to_async
 from django.db import DatabaseError
 from django.utils import timezone
 
-from .conf import mcp_settings
+from ..conf import mcp_settings
 
 
-logger = logging.getLogger("django_mcp.events")
+logger = logging.getLogger("django_mcp.stores.events")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +53,7 @@ class BaseEventStore:
         raise NotImplementedError(".after() must be overridden.")
 
     async def purge(self, older_than: timedelta) -> int:
+        """Remove events stored longer ago than ``older_than``; the number removed."""
         raise NotImplementedError(".purge() must be overridden.")
 
 
@@ -60,7 +61,7 @@ class DatabaseEventStore(BaseEventStore):
     """Events as rows of :class:`~django_mcp.models.McpEvent`, deleted with their session."""
 
     def _model(self) -> Any:
-        from .models import McpEvent
+        from ..models import McpEvent
 
         return McpEvent
 

@@ -20,21 +20,14 @@ from ..protocol import jsonrpc
 from ..protocol.errors import InvalidRequest, McpError, ParseError
 from ..protocol.handlers.lifecycle import handshake
 from ..protocol.versions import LEGACY_VERSIONS
-from ..sessions import SessionState, get_session_store, user_key
-from ..streams import BROADCAST_GROUP, publish_to_session, session_group
+from ..sites import get_default_site
+from ..stores.sessions import get_session_store, user_key
+from ..fanout import BROADCAST_GROUP, SSE_SEND, publish_to_session, session_group
 from . import constants, sse
 from .base import HttpStreamConsumer
 from .http import dispatcher_for
-from .legacy import LegacySessionMixin, end_session
-
-
-def _user(scope: dict[str, Any]) -> Any:
-    user = scope.get("user")
-    if user is None:
-        from django.contrib.auth.models import AnonymousUser
-
-        user = AnonymousUser()
-    return user
+from .http_sessions import LegacySessionMixin, LiveSession, end_session, load_live_session
+from .refusals import MethodNotAllowed, NotAcceptable, Refusal, SessionNotFound
 
 
 class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
@@ -44,28 +37,25 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
     messages_path: str | None = None
     transport = "http-sse"
 
-    @property
-    def user(self) -> Any:
-        return _user(self.scope)
-
     async def http_request(self, message: dict[str, Any]) -> None:
         if self.response_started:
             return
         if not await self.guard_host_and_origin():
             return
         if self.scope["method"] != "GET":
-            await self.send_error(405, None, {"code": -32600, "message": "Method Not Allowed: open the stream with "
-                                                                        "GET"}, [(b"allow", b"GET")])
+            await self.refuse(MethodNotAllowed("Method Not Allowed: open the stream with GET"),
+                              headers=[(b"allow", b"GET")])
             return
         accept = self.headers.get(b"accept")
         if accept and constants.CONTENT_TYPE_SSE not in accept and "*/*" not in accept:
-            await self.send_error(406, None, {"code": -32600, "message": "Not Acceptable: the stream is "
-                                                                        "text/event-stream"})
+            await self.refuse(NotAcceptable("Not Acceptable: the stream is text/event-stream"))
+            return
+        if not await self.authenticate():
             return
         # The session exists from the moment the stream does (digest §2.2); initialize fills it in.
-        self.session = await get_session_store().create(
+        self.session = LiveSession(await get_session_store().create(
             protocol_version=LEGACY_VERSIONS[0], client_capabilities={}, client_info=None,
-            user_key=user_key(self.user), transport=self.transport)
+            user_key=user_key(self.user), transport=self.transport))
         self.session_stream = True
         await self.join(session_group(self.session.id))
         await self.join(BROADCAST_GROUP)
@@ -101,31 +91,26 @@ class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
     site: Any = None
     transport = "http-sse"
 
-    @property
-    def user(self) -> Any:
-        return _user(self.scope)
-
     def dispatcher(self) -> Any:
-        return dispatcher_for(self.site or mcp_settings.SITE)
+        return dispatcher_for(self.site or get_default_site())
 
     async def before_body(self) -> bool:
         if not await self.guard_host_and_origin():
             return False
         if self.scope["method"] != "POST":
-            await self.send_error(405, None, {"code": -32600, "message": "Method Not Allowed: POST messages here"},
-                                  [(b"allow", b"POST")])
+            await self.refuse(MethodNotAllowed("Method Not Allowed: POST messages here"), headers=[(b"allow", b"POST")])
             return False
-        return True
+        return await self.authenticate()
 
     async def handle(self, body: bytes) -> None:
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         session_id = (query.get("session_id") or [""])[0]
         if not session_id:
-            await self.send_error(400, None, InvalidRequest("Bad Request: missing session_id"))
+            await self.refuse(Refusal("Bad Request: missing session_id"))
             return
-        session = await get_session_store().get(session_id)
+        session = await load_live_session(session_id)
         if session is None or session.user_key != user_key(self.user) or session.transport != self.transport:
-            await self.send_error(404, None, {"code": -32600, "message": "Session not found"})
+            await self.refuse(SessionNotFound())
             return
         self.session = session
         try:
@@ -149,7 +134,7 @@ class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
                 task = asyncio.ensure_future(self.serve(session, message))
                 self.track(session, message["id"], task)
 
-    def messages_of(self, payload: Any, session: SessionState) -> list[dict[str, Any]]:
+    def messages_of(self, payload: Any, session: LiveSession) -> list[dict[str, Any]]:
         """One message, or a batch where the session's revision allows it (2025-03-26 only)."""
         if isinstance(payload, list):
             if session.protocol_version != "2025-03-26" or not payload:
@@ -160,9 +145,9 @@ class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
     async def stream_message(self, message: dict[str, Any]) -> None:
         """Everything the server says goes to the session's stream, wherever it is held."""
         assert self.session is not None
-        await publish_to_session(self.session.id, {"type": "mcp.sse_send", "message": message})
+        await publish_to_session(self.session.id, {"type": SSE_SEND, "message": message})
 
-    async def serve(self, session: SessionState, message: dict[str, Any]) -> None:
+    async def serve(self, session: LiveSession, message: dict[str, Any]) -> None:
         ctx = self.legacy_context(session, message)
         try:
             response = await self.dispatcher().handle_request(message, ctx)
@@ -172,7 +157,7 @@ class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
         finally:
             await self.cleanup()
 
-    async def initialize(self, session: SessionState, message: dict[str, Any]) -> None:
+    async def initialize(self, session: LiveSession, message: dict[str, Any]) -> None:
         """The handshake over this transport: negotiate, remember it in the session, answer on the stream."""
         try:
             done = handshake(self.dispatcher(), message.get("params"), self.user)

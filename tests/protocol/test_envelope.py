@@ -3,7 +3,7 @@
 import pytest
 
 from django_mcp.protocol.errors import InvalidParams, UnsupportedProtocolVersion
-from django_mcp.protocol.modern import ModernEnvelope, modern_version_of, read_envelope
+from django_mcp.protocol.envelope import ModernEnvelope, modern_version_of, read_envelope
 from django_mcp.protocol.versions import ALL_VERSIONS
 
 

@@ -7,6 +7,8 @@ Session state lives in the session store and pushes travel over the channel laye
 can serve any request of a session: the GET stream on one worker, POSTs on another.
 """
 
+from __future__ import annotations
+
 import asyncio
 import uuid
 from typing import Any
@@ -18,9 +20,11 @@ from ..protocol.errors import InvalidRequest, McpError
 from ..protocol.handlers.lifecycle import handshake
 from ..protocol.input import wait_for_client_answer
 from ..protocol.versions import LEGACY_VERSIONS, Era
-from ..sessions import SessionState, get_session_store, user_key
-from ..streams import (
+from ..stores.sessions import SessionState, get_session_store, user_key
+from ..fanout import (
     BROADCAST_GROUP,
+    SUBSCRIBE,
+    announce_session_end,
     cancel_request,
     cancel_session_requests,
     deliver_client_response,
@@ -32,15 +36,15 @@ from ..streams import (
     session_group,
 )
 from . import constants, sse
+from .refusals import MethodNotAllowed, MissingSessionId, NotAcceptable, SessionNotFound
 
 
 class LegacySessionMixin:
     """The session-bound half of :class:`~django_mcp.transports.http.McpHttpConsumer`."""
 
-    session: SessionState | None = None
+    session: LiveSession | None = None
     session_stream = False
     resumable = False
-    transport = "streamable-http"
     _last_touch = 0.0
 
     async def handle_initialize(self, message: dict[str, Any]) -> None:
@@ -55,21 +59,21 @@ class LegacySessionMixin:
             return
         session = await get_session_store().create(
             protocol_version=done.protocol_version, client_capabilities=done.client_capabilities,
-            client_info=done.client_info, user_key=user_key(self.user),
+            client_info=done.client_info, user_key=user_key(self.user), transport=self.transport,
         )
         await self.send_json(200, jsonrpc.result_response(request_id, done.result),
                              [(constants.MCP_SESSION_ID, session.id.encode())])
 
-    async def load_session(self, request_id: Any = None) -> SessionState | None:
+    async def load_session(self, request_id: Any = None) -> LiveSession | None:
         """The session named by ``Mcp-Session-Id``; sends 400 or 404 and returns None otherwise."""
         session_id = self.headers.get(constants.MCP_SESSION_ID)
         if not session_id:
-            await self.send_error(400, request_id, InvalidRequest("Bad Request: missing Mcp-Session-Id header"))
+            await self.refuse(MissingSessionId(), request_id)
             return None
-        session = await get_session_store().get(session_id.strip())
+        session = await load_live_session(session_id.strip())
         # A session id is not a credential: another principal using it finds nothing (digest §7).
         if session is None or session.user_key != user_key(self.user) or session.transport != self.transport:
-            await self.send_error(404, request_id, {"code": -32600, "message": "Session not found"})
+            await self.refuse(SessionNotFound(), request_id)
             return None
         version = self.headers.get(constants.MCP_PROTOCOL_VERSION)
         if version is not None and version.strip() not in LEGACY_VERSIONS:
@@ -136,7 +140,7 @@ class LegacySessionMixin:
             return
         self.spawn(self.respond(tasks, Era.LEGACY, batch=True))
 
-    async def accept_non_request(self, session: SessionState, message: dict[str, Any]) -> None:
+    async def accept_non_request(self, session: LiveSession, message: dict[str, Any]) -> None:
         """Notifications and the client's answers to our requests; both get 202."""
         if jsonrpc.is_response(message):
             await deliver_client_response(session.id, message)
@@ -145,12 +149,13 @@ class LegacySessionMixin:
             if request_id is not None:
                 await cancel_request(session.id, request_id)
 
-    def legacy_context(self, session: SessionState, message: dict[str, Any]) -> RequestContext:
-        return RequestContext.for_legacy(session, message, user=self.user, send_message=self.stream_message,
+    def legacy_context(self, session: LiveSession, message: dict[str, Any]) -> RequestContext:
+        return RequestContext.for_legacy(session, message, user=self.user, auth=self.auth,
+                                         send_message=self.stream_message,
                                          send_request=self.send_client_request,
                                          close_stream=self.close_stream if self.resumable else None)
 
-    def track(self, session: SessionState, request_id: Any, task: asyncio.Future[Any]) -> None:
+    def track(self, session: LiveSession, request_id: Any, task: asyncio.Future[Any]) -> None:
         """Make a running request cancellable by ``notifications/cancelled`` from any worker."""
         slot = (session.id, key(request_id))
         in_flight[slot] = task
@@ -164,7 +169,7 @@ class LegacySessionMixin:
 
         asyncio.get_running_loop().call_later(0.05, join_if_still_running)
 
-    def start_request(self, session: SessionState, message: dict[str, Any]) -> asyncio.Future[Any]:
+    def start_request(self, session: LiveSession, message: dict[str, Any]) -> asyncio.Future[Any]:
         """Run one request of a batch; the batch's responder sends every answer together."""
         task = asyncio.ensure_future(self.dispatcher().handle_request(message, self.legacy_context(session, message)))
         self.track(session, message["id"], task)
@@ -192,13 +197,12 @@ class LegacySessionMixin:
         """The session's standalone stream for notifications unrelated to a request (digest §2.3)."""
         if not self.headers.get(constants.MCP_SESSION_ID):
             # No session: nothing to stream. 2026-07-28 clients get the 405 the spec asks for.
-            await self.send_error(405, None, {"code": -32600, "message": "Method Not Allowed: GET needs a session"},
-                                  [(b"allow", b"GET, POST, DELETE")])
+            await self.refuse(MethodNotAllowed("Method Not Allowed: GET needs a session"),
+                              headers=[(b"allow", b"GET, POST, DELETE")])
             return
         if constants.CONTENT_TYPE_SSE not in (self.headers.get(b"accept") or "") and "*/*" not in (
                 self.headers.get(b"accept") or ""):
-            await self.send_error(406, None, {"code": -32600, "message": "Not Acceptable: GET needs Accept: "
-                                                                        "text/event-stream"})
+            await self.refuse(NotAcceptable("Not Acceptable: GET needs Accept: text/event-stream"))
             return
         session = await self.load_session()
         if session is None:
@@ -218,9 +222,8 @@ class LegacySessionMixin:
     async def handle_delete(self) -> None:
         """End a session (digest §2.3); later requests naming it get 404."""
         if not self.headers.get(constants.MCP_SESSION_ID):
-            await self.send_error(405, None, {"code": -32600,
-                                              "message": "Method Not Allowed: DELETE needs a session"},
-                                  [(b"allow", b"GET, POST, DELETE")])
+            await self.refuse(MethodNotAllowed("Method Not Allowed: DELETE needs a session"),
+                              headers=[(b"allow", b"GET, POST, DELETE")])
             return
         session = await self.load_session()
         if session is None:
@@ -277,8 +280,50 @@ class LegacySessionMixin:
 async def end_session(session_id: str) -> None:
     """Delete a session and tell every worker: its streams end and its requests are cancelled."""
     await get_session_store().delete(session_id)
-    cancel_session_requests(session_id)
-    await publish_to_session(session_id, {"type": "mcp.session_closed"})
+    await announce_session_end(session_id)
+
+
+class LiveSession:
+    """
+    A loaded session as the protocol layer uses it (``LegacySession``): reads come from the stored
+    record; each change is stored, then announced on the channel layer, because the session's GET
+    stream may be held by another worker.
+    """
+
+    def __init__(self, state: SessionState) -> None:
+        self.state = state
+
+    def __getattr__(self, name: str) -> Any:
+        # id, protocol_version, client_capabilities, client_info, log_level, subscriptions, user_key, transport
+        return getattr(self.state, name)
+
+    async def set_log_level(self, level: str) -> None:
+        self.state.log_level = level
+        await get_session_store().update(self.state.id, log_level=level)
+
+    async def subscribe(self, uri: str) -> None:
+        if uri not in self.state.subscriptions:
+            self.state.subscriptions.append(uri)
+            await get_session_store().update(self.state.id, subscriptions=self.state.subscriptions)
+        await publish_to_session(self.state.id, {"type": SUBSCRIBE, "uri": uri, "subscribe": True})
+
+    async def unsubscribe(self, uri: str) -> None:
+        if uri in self.state.subscriptions:
+            self.state.subscriptions.remove(uri)
+            await get_session_store().update(self.state.id, subscriptions=self.state.subscriptions)
+        await publish_to_session(self.state.id, {"type": SUBSCRIBE, "uri": uri, "subscribe": False})
+
+
+async def load_live_session(session_id: str) -> LiveSession | None:
+    """The stored session, or None; one that just expired is announced as ended on every worker."""
+    state = await get_session_store().get(session_id)
+    if state is None:
+        return None
+    if state.expired:
+        # Its streams, on whichever worker, end too: a client must not be left listening.
+        await announce_session_end(state.id)
+        return None
+    return LiveSession(state)
 
 
 def _done(value: Any) -> asyncio.Future[Any]:
@@ -287,4 +332,4 @@ def _done(value: Any) -> asyncio.Future[Any]:
     return future
 
 
-__all__ = ["LegacySessionMixin"]
+__all__ = ["LegacySessionMixin", "LiveSession", "end_session", "load_live_session"]

@@ -1,0 +1,116 @@
+"""
+Authentication classes: who is asking, decided once per request by every transport.
+
+Shaped like DRF's ``rest_framework.authentication``. Each class looks at the incoming request
+(:class:`IncomingRequest`: the ASGI scope and headers over HTTP, the configured user over stdio)
+and returns ``(user, auth)`` when it recognises a credential, ``None`` when it sees none, or
+raises :class:`AuthenticationFailed` when a credential is present but wrong. The first class that
+returns a pair wins; when none does, the request runs as ``AnonymousUser`` with ``auth=None``.
+
+The classes come from ``DJANGO_MCP["DEFAULT_AUTHENTICATION_CLASSES"]`` and can be set per
+endpoint (``McpHttpConsumer.as_asgi(authentication_classes=[...])``). A static API key, as an
+example of the seam::
+
+    class ApiKeyAuthentication(BaseAuthentication):
+        async def authenticate(self, request):
+            key = request.headers.get("x-api-key")
+            if key is None:
+                return None
+            user = await User.objects.filter(api_key=key, is_active=True).afirst()
+            if user is None:
+                raise AuthenticationFailed("Unknown API key")
+            return user, key
+
+        def authenticate_header(self, request):
+            return 'ApiKey realm="mcp"'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .protocol.errors import McpError
+
+
+class AuthenticationFailed(McpError):
+    """A credential was presented and is not valid: HTTP 401 (an error response over stdio)."""
+
+    code = -32600
+    default_message = "Authentication failed"
+
+
+@dataclass(frozen=True, slots=True)
+class IncomingRequest:
+    """
+    What an authentication class may look at. ``headers`` has lower-case names (the last value
+    of a repeated header); ``scope`` is the ASGI scope (empty over stdio); ``process_user`` is
+    the user a stdio server was started for (``--user``), None over HTTP.
+    """
+
+    transport: str
+    headers: dict[str, str] = field(default_factory=dict)
+    scope: dict[str, Any] = field(default_factory=dict)
+    process_user: Any = None
+
+
+class BaseAuthentication:
+    """Override :meth:`authenticate`; override :meth:`authenticate_header` to name the scheme in 401s."""
+
+    async def authenticate(self, request: IncomingRequest) -> tuple[Any, Any] | None:
+        """``(user, auth)`` for a recognised credential, None for no credential."""
+        raise NotImplementedError(".authenticate() must be overridden.")
+
+    def authenticate_header(self, request: IncomingRequest) -> str | None:
+        """The ``WWW-Authenticate`` value sent with a 401, or None."""
+        return None
+
+
+class SessionAuthentication(BaseAuthentication):
+    """
+    Django's login session, as Channels' ``AuthMiddlewareStack`` puts it in ``scope["user"]``: wrap
+    the MCP endpoint in the stack to let browser-logged-in users through.
+    """
+
+    async def authenticate(self, request: IncomingRequest) -> tuple[Any, Any] | None:
+        user = request.scope.get("user")
+        if user is None or not user.is_authenticated:
+            return None
+        return user, None
+
+
+class ProcessUserAuthentication(BaseAuthentication):
+    """The user a stdio server runs as (``manage.py mcp_stdio --user`` or ``$DJANGO_MCP_USER``)."""
+
+    async def authenticate(self, request: IncomingRequest) -> tuple[Any, Any] | None:
+        user = request.process_user
+        if user is None or not user.is_authenticated:
+            return None
+        return user, None
+
+
+def anonymous_user() -> Any:
+    from django.contrib.auth.models import AnonymousUser
+
+    return AnonymousUser()
+
+
+async def authenticate(authenticators: Iterable[BaseAuthentication], request: IncomingRequest) -> tuple[Any, Any]:
+    """Run the authenticators in order; ``(AnonymousUser, None)`` when none recognises a credential."""
+    for authenticator in authenticators:
+        found = await authenticator.authenticate(request)
+        if found is not None:
+            return found
+    return anonymous_user(), None
+
+
+def challenge(authenticators: Iterable[BaseAuthentication], request: IncomingRequest) -> str | None:
+    """The ``WWW-Authenticate`` value of a 401: the first authenticator's, as DRF does."""
+    for authenticator in authenticators:
+        return authenticator.authenticate_header(request)
+    return None
+
+
+__all__ = ["AuthenticationFailed", "BaseAuthentication", "IncomingRequest", "ProcessUserAuthentication",
+           "SessionAuthentication", "authenticate", "challenge"]

@@ -1,0 +1,217 @@
+"""
+How a site serves the protocol layer (:class:`~django_mcp.protocol.backend.Backend`): listings
+one page at a time through the site's sources, single lookups, calls, reads and completions, all
+behind the same permission question, so what a request may not use is neither listed nor
+callable, and is reported exactly like something that does not exist.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
+
+from .conf import mcp_settings
+from .context import Context
+from .cursors import decode_cursor, encode_cursor
+from .protocol.backend import Page
+from .protocol.context import RequestContext
+from .protocol.errors import InvalidParams, ResourceNotFound
+
+
+if TYPE_CHECKING:
+    from .primitives import Primitive
+    from .sources import PrimitiveSource
+
+COMPLETION_LIMIT = 100
+
+
+@functools.cache
+def package_version() -> str:
+    # Cached: importlib.metadata reads the disk, and serverInfo goes out with every 2026 result.
+    try:
+        return version("django-mcpkit")
+    except PackageNotFoundError:
+        return "0.0.0"
+
+
+class SiteBackend:
+    """The :class:`~django_mcp.sites.McpSite` half that answers the dispatcher."""
+
+    #: Items per page of the ``*/list`` methods; None means ``DJANGO_MCP["PAGE_SIZE"]``.
+    page_size: int | None = None
+    _capabilities: dict[str, Any] | None = None
+
+    def sources(self, kind: str) -> list[PrimitiveSource]:
+        raise NotImplementedError(".sources() must be overridden.")
+
+    # Server identity --------------------------------------------------------------------------
+
+    def server_info(self) -> dict[str, Any]:
+        info = {"name": mcp_settings.SERVER_NAME, "version": mcp_settings.SERVER_VERSION or package_version()}
+        if mcp_settings.SERVER_TITLE:
+            info["title"] = mcp_settings.SERVER_TITLE
+        return info
+
+    def instructions(self) -> str | None:
+        return mcp_settings.INSTRUCTIONS
+
+    def capabilities(self, ctx: RequestContext) -> dict[str, Any]:
+        """
+        What the server offers: a kind is announced when any of its sources may publish, so
+        primitives that appear at run time (database rows) are covered by ``listChanged``.
+        """
+        # Asked several times per request; depends only on the sources, and is reset with them.
+        if self._capabilities is None:
+            self._capabilities = self.compute_capabilities()
+        return self._capabilities
+
+    def compute_capabilities(self) -> dict[str, Any]:
+        def publishes(kind: str) -> bool:
+            return any(source.may_publish() for source in self.sources(kind))
+
+        capabilities: dict[str, Any] = {"logging": {}}
+        if publishes("tool"):
+            capabilities["tools"] = {"listChanged": True}
+        templates = publishes("resource_template")
+        if publishes("resource") or templates:
+            capabilities["resources"] = {"subscribe": True, "listChanged": True}
+        prompts = publishes("prompt")
+        if prompts:
+            capabilities["prompts"] = {"listChanged": True}
+        if prompts or templates:
+            capabilities["completions"] = {}
+        return capabilities
+
+    def forget_capabilities(self) -> None:
+        self._capabilities = None
+
+    # The one permission question ---------------------------------------------------------------
+
+    async def permits(self, primitive: Primitive, context: Context) -> bool:
+        """Whether the request may see and use ``primitive``; asked once per request and primitive."""
+        decisions = context.request.decisions
+        slot = (primitive.kind, primitive.key)
+        decision = decisions.get(slot)
+        if decision is None:
+            decision = decisions[slot] = await primitive.has_permission(context)
+        return decision
+
+    async def find(self, kind: str, key: str, ctx: RequestContext) -> Primitive | None:
+        """The primitive of ``kind`` named ``key`` that this request may use, else None."""
+        context = Context(ctx)
+        for source in self.sources(kind):
+            primitive = await source.lookup(key, context)
+            if primitive is not None:
+                return primitive if await self.permits(primitive, context) else None
+        return None
+
+    # Listings ------------------------------------------------------------------------------------
+
+    async def page(self, kind: str, cursor: str | None, ctx: RequestContext) -> Page:
+        """
+        One page of the definitions of ``kind`` this request may see. Candidates are asked for
+        only as many as the page still needs, so the work per page is bounded by the page size
+        plus the hidden primitives skipped on the way.
+        """
+        sources = self.sources(kind)
+        size = self.page_size or mcp_settings.PAGE_SIZE
+        index, position = self.cursor_position(cursor, kind, len(sources))
+        context = Context(ctx)
+        items: list[dict[str, Any]] = []
+        while index < len(sources):
+            batch, more = await sources[index].candidates(context, position, size - len(items))
+            for offset, (primitive, after) in enumerate(batch):
+                position = after
+                if await self.permits(primitive, context):
+                    items.append(await primitive.get_definition(context))
+                if len(items) == size:
+                    rest = more or offset + 1 < len(batch)
+                    if rest or any(s.may_publish() for s in sources[index + 1:]):
+                        return Page(items, encode_cursor([kind, index if rest else index + 1,
+                                                          position if rest else None]))
+                    return Page(items)
+            if more and batch:
+                continue
+            index, position = index + 1, None
+        return Page(items)
+
+    @staticmethod
+    def cursor_position(cursor: str | None, kind: str, count: int) -> tuple[int, Any]:
+        if not cursor:
+            return 0, None
+        payload = decode_cursor(cursor)
+        # A cursor of another listing is as wrong as a forged one.
+        if (not isinstance(payload, list) or len(payload) != 3 or payload[0] != kind or not isinstance(payload[1], int)
+                or not 0 <= payload[1] <= count):
+            raise InvalidParams("Invalid cursor", {"cursor": cursor})
+        return payload[1], payload[2]
+
+    async def list_tools(self, cursor: str | None, ctx: RequestContext) -> Page:
+        return await self.page("tool", cursor, ctx)
+
+    async def list_resources(self, cursor: str | None, ctx: RequestContext) -> Page:
+        return await self.page("resource", cursor, ctx)
+
+    async def list_resource_templates(self, cursor: str | None, ctx: RequestContext) -> Page:
+        return await self.page("resource_template", cursor, ctx)
+
+    async def list_prompts(self, cursor: str | None, ctx: RequestContext) -> Page:
+        return await self.page("prompt", cursor, ctx)
+
+    # Single primitives ----------------------------------------------------------------------------
+
+    async def tool_definition(self, name: str, ctx: RequestContext) -> dict[str, Any] | None:
+        """The definition of a tool this request may call, else None (used for mirrored headers)."""
+        tool = await self.find("tool", name, ctx)
+        return None if tool is None else await tool.get_definition(Context(ctx))
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        tool = await self.find("tool", name, ctx)
+        # A tool the user may not use is reported exactly like one that does not exist.
+        if tool is None:
+            raise InvalidParams(f"Unknown tool: {name}", {"name": name})
+        return await tool.run(arguments, ctx)  # type: ignore[attr-defined]
+
+    async def resolve_resource(self, uri: str, ctx: RequestContext) -> tuple[Primitive, dict[str, str]] | None:
+        """The resource or template that serves ``uri`` for this request, with its variables."""
+        context = Context(ctx)
+        for kind in ("resource", "resource_template"):
+            for source in self.sources(kind):
+                found = await source.match(uri, context)
+                if found is not None:
+                    return found if await self.permits(found[0], context) else None
+        return None
+
+    async def read_resource(self, uri: str, ctx: RequestContext) -> list[dict[str, Any]]:
+        found = await self.resolve_resource(uri, ctx)
+        if found is None:
+            raise ResourceNotFound(uri)
+        resource, variables = found
+        return await resource.read_contents(uri, variables, ctx)  # type: ignore[attr-defined]
+
+    async def can_subscribe(self, uri: str, ctx: RequestContext) -> bool:
+        return await self.resolve_resource(uri, ctx) is not None
+
+    async def get_prompt(self, name: str, arguments: dict[str, str], ctx: RequestContext) -> dict[str, Any]:
+        prompt = await self.find("prompt", name, ctx)
+        if prompt is None:
+            raise InvalidParams(f"Unknown prompt: {name}", {"name": name})
+        return await prompt.get(arguments, ctx)  # type: ignore[attr-defined]
+
+    async def complete(self, ref: dict[str, Any], argument: dict[str, Any], context: dict[str, str],
+                       ctx: RequestContext) -> dict[str, Any]:
+        """``completion/complete`` for a prompt argument or a template variable (server/utilities/completion)."""
+        name, value = argument.get("name", ""), argument.get("value", "")
+        kind, key = {"ref/prompt": ("prompt", ref.get("name", "")),
+                     "ref/resource": ("resource_template", ref.get("uri", ""))}.get(ref.get("type", ""), ("", ""))
+        if not kind:
+            raise InvalidParams(f"Unknown completion reference type: {ref.get('type')}")
+        target = await self.find(kind, key, ctx)
+        if target is None:
+            if kind == "resource_template" and await self.find("resource", key, ctx) is not None:
+                return {"values": [], "total": 0, "hasMore": False}  # a fixed URI has nothing to complete
+            what = "prompt" if kind == "prompt" else "resource template"
+            raise InvalidParams(f"Unknown {what}: {key}")
+        values = await target.get_completions(Context(ctx), name, value, context)  # type: ignore[attr-defined]
+        return {"values": values[:COMPLETION_LIMIT], "total": len(values), "hasMore": len(values) > COMPLETION_LIMIT}

@@ -1,0 +1,414 @@
+"""
+:class:`McpSite`, shaped like ``admin.site``: the set of tools, resources, resource templates,
+prompts and models one endpoint serves.
+
+``django_mcp.site`` is the site the transports serve and the decorators fill. It is the instance
+named by ``DJANGO_MCP["SITE"]`` (an import string to an :class:`McpSite` instance, or to a
+subclass, which is instantiated once), so a custom site set in settings is the one that gets the
+registrations. Every installed app's ``mcp`` module is imported at start-up (:func:`autodiscover`),
+as ``admin.py`` is.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+from django.core.signals import setting_changed
+from django.db.models.base import ModelBase
+from django.utils.functional import LazyObject, empty
+from django.utils.module_loading import autodiscover_modules
+
+from .backend import SiteBackend
+from .conf import mcp_settings
+from .model_options import ModelOptions
+from .primitives import Primitive, as_class_attributes
+from .prompts.base import Prompt
+from .resources.base import Resource, ResourceTemplate
+from .sources import KINDS, PrimitiveSource, RegisteredPrimitives
+from .tools.base import Tool
+
+
+LABELS = {"tool": "tool", "resource": "resource", "resource_template": "resource template", "prompt": "prompt"}
+
+
+class AlreadyRegistered(ImproperlyConfigured):
+    """A model, or a primitive of that name or URI, is registered already."""
+
+
+class NotRegistered(KeyError):
+    """Nothing of that kind is registered."""
+
+
+class _Registry:
+    """What a site holds; copied and restored by ``autodiscover_modules`` when an ``mcp`` module fails."""
+
+    def __init__(self) -> None:
+        self.primitives = {kind: RegisteredPrimitives(kind) for kind in KINDS}
+        self.sources: dict[str, list[PrimitiveSource]] = {kind: [] for kind in KINDS}
+        self.models: dict[Any, ModelOptions] = {}
+        # What each model contributed, so unregistering it withdraws exactly that.
+        self.contributions: dict[Any, tuple[list[Primitive], list[PrimitiveSource]]] = {}
+
+    def __copy__(self) -> _Registry:
+        clone = _Registry()
+        clone.primitives = {kind: copy.copy(registered) for kind, registered in self.primitives.items()}
+        clone.sources = {kind: list(sources) for kind, sources in self.sources.items()}
+        clone.models = dict(self.models)
+        clone.contributions = dict(self.contributions)
+        return clone
+
+
+def _is_primitive(value: Any) -> bool:
+    return isinstance(value, Primitive) or (isinstance(value, type) and issubclass(value, Primitive))
+
+
+class McpSite(SiteBackend):
+    """A set of MCP primitives served together at one endpoint."""
+
+    #: The options class ``register(Model)`` uses when given none (``ModelResource`` once installed).
+    default_model_options_class: type[ModelOptions] | None = None
+
+    def __init__(self, name: str = "default") -> None:
+        self.name = name
+        self._registry = _Registry()
+
+    @property
+    def _registry(self) -> _Registry:
+        return self.__registry
+
+    @_registry.setter
+    def _registry(self, value: _Registry) -> None:
+        # Also reached when autodiscovery restores the registry after a failed import.
+        self.__registry = value
+        self.forget_capabilities()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+    # Admin-shaped registration ----------------------------------------------------------------
+
+    def register(self, model_or_iterable: Any, options_class: type[ModelOptions] | None = None,
+                 **options: Any) -> None:
+        """
+        Register models with an options class (``site.register(Book, BookResource)``; extra
+        ``options`` build a subclass, as ``admin.site.register`` does), or primitive classes and
+        instances (``site.register(SearchBooks)``).
+        """
+        items = [model_or_iterable] if isinstance(model_or_iterable, ModelBase) or _is_primitive(
+            model_or_iterable) else list(model_or_iterable)
+        for item in items:
+            if _is_primitive(item):
+                if options_class is not None or options:
+                    raise TypeError("register() takes options only for models; set a primitive's options as "
+                                    "class attributes.")
+                self.add(item)
+            elif isinstance(item, ModelBase):
+                self._register_model(item, options_class, options)
+            else:
+                raise TypeError(f"Cannot register {item!r}: register() takes models, and tool, resource or prompt "
+                                "classes.")
+
+    def _register_model(self, model: Any, options_class: type[ModelOptions] | None, options: dict[str, Any]) -> None:
+        if model._meta.abstract:
+            raise ImproperlyConfigured(f"The model {model.__name__} is abstract, so it cannot be registered.")
+        if model in self._registry.models:
+            raise AlreadyRegistered(f"The model {model.__name__} is already registered with "
+                                    f"{type(self._registry.models[model]).__qualname__}.")
+        options_class = options_class or self.default_model_options_class
+        if options_class is None:
+            raise ImproperlyConfigured(f"No options class for {model.__name__}: pass one, as in "
+                                       f"site.register({model.__name__}, {model.__name__}Resource).")
+        if not (isinstance(options_class, type) and issubclass(options_class, ModelOptions)):
+            raise TypeError(f"{options_class!r} is not a ModelOptions subclass.")
+        if options:
+            options_class.check_options(options)
+            options_class = type(f"{model.__name__}{options_class.__name__}", (options_class,),
+                                 {**options, "__module__": __name__})
+        instance = options_class(model, self)
+        primitives, sources = list(instance.get_primitives()), list(instance.get_sources())
+        added: list[Primitive] = []
+        try:
+            for primitive in primitives:
+                added.append(self.add(primitive))
+        except Exception:
+            for primitive in added:
+                self._registry.primitives[primitive.kind].remove(primitive.key)
+            raise
+        for source in sources:
+            self.add_source(source)
+        self._registry.models[model] = instance
+        self._registry.contributions[model] = (added, sources)
+
+    def unregister(self, model_or_iterable: Any) -> None:
+        """Withdraw models (and what they contributed) or primitives; ``NotRegistered`` otherwise."""
+        items = [model_or_iterable] if isinstance(model_or_iterable, ModelBase) or _is_primitive(
+            model_or_iterable) else list(model_or_iterable)
+        for item in items:
+            if isinstance(item, ModelBase):
+                if item not in self._registry.models:
+                    raise NotRegistered(f"The model {item.__name__} is not registered.")
+                del self._registry.models[item]
+                primitives, sources = self._registry.contributions.pop(item)
+                for primitive in primitives:
+                    self._registry.primitives[primitive.kind].remove(primitive.key)
+                for source in sources:
+                    self._registry.sources[source.kind].remove(source)
+            else:
+                primitive = self._registered_instance(item)
+                if primitive is None:
+                    raise NotRegistered(f"{item!r} is not registered.")
+                self._registry.primitives[primitive.kind].remove(primitive.key)
+        self.forget_capabilities()
+
+    def is_registered(self, model_or_primitive: Any) -> bool:
+        """Whether a model, a primitive class or a primitive instance is registered here."""
+        if isinstance(model_or_primitive, ModelBase):
+            return model_or_primitive in self._registry.models
+        return self._registered_instance(model_or_primitive) is not None
+
+    def get_model_options(self, model: Any) -> ModelOptions:
+        """The options instance a model is registered with (``admin.site.get_model_admin``)."""
+        try:
+            return self._registry.models[model]
+        except KeyError:
+            raise NotRegistered(f"The model {model.__name__} is not registered.") from None
+
+    def _registered_instance(self, item: Any) -> Primitive | None:
+        if isinstance(item, Primitive):
+            registered = self._registry.primitives[item.kind].by_key.get(item.key)
+            return registered if registered is item else None
+        if isinstance(item, type) and issubclass(item, Primitive):
+            for registered in self._registry.primitives[item.kind]:
+                if type(registered) is item:
+                    return registered
+        return None
+
+    # Primitives -----------------------------------------------------------------------------------
+
+    def add(self, primitive: Primitive | type[Primitive]) -> Primitive:
+        """Register a primitive class (instantiated once) or instance; duplicates name both places."""
+        if isinstance(primitive, type):
+            primitive = primitive()
+        registered = self._registry.primitives[primitive.kind]
+        existing = registered.by_key.get(primitive.key)
+        if existing is not None:
+            raise AlreadyRegistered(f"A {LABELS[primitive.kind]} {primitive.key!r} is already registered by "
+                                    f"{existing.origin()}; {primitive.origin()} registers it again.")
+        registered.add(primitive)
+        self.forget_capabilities()
+        return primitive
+
+    def add_source(self, source: PrimitiveSource) -> None:
+        """Serve primitives that appear at run time (database rows…) after the registered ones."""
+        if source.kind not in KINDS:
+            raise ImproperlyConfigured(f"{source!r} has an unknown kind {source.kind!r}")
+        self._registry.sources[source.kind].append(source)
+        self.forget_capabilities()
+
+    def sources(self, kind: str) -> list[PrimitiveSource]:
+        return [self._registry.primitives[kind], *self._registry.sources[kind]]
+
+    @staticmethod
+    def _build(base: type[Primitive], target: Any, options: dict[str, Any], where: str) -> Primitive:
+        """A primitive from a function (the short form), or from a class with extra options."""
+        if isinstance(target, base):
+            if options:
+                raise TypeError(f"{where}: options go on the class, not on an instance.")
+            return target
+        if isinstance(target, type) and issubclass(target, base):
+            if not options:
+                return target()
+            target.check_options(options, where)
+            return type(target.__name__, (target,), {**as_class_attributes(options),
+                                                     "__module__": target.__module__})()
+        if not callable(target):
+            raise TypeError(f"{where} needs a function or a {base.__name__} subclass, not {target!r}")
+        return base.from_function(target, **options)
+
+    def add_tool(self, fn: Any, **options: Any) -> Tool:
+        """Register a function (or a :class:`Tool` subclass) as a tool."""
+        return self.add(self._build(Tool, fn, options, "@tool()"))  # type: ignore[return-value]
+
+    def add_resource(self, fn: Any, uri: str | None = None, **options: Any) -> Resource:
+        """Register a function as the resource at ``uri``; a URI with ``{…}`` expressions is a template."""
+        if uri is None:
+            # A Resource or ResourceTemplate class (or instance) that names its own address.
+            is_template = isinstance(fn, ResourceTemplate) or (isinstance(fn, type) and issubclass(fn, ResourceTemplate))
+            return self.add(self._build(ResourceTemplate if is_template else Resource, fn, options,
+                                        "@resource()"))  # type: ignore[return-value]
+        check_resource_options(uri, options)
+        if "{" in uri:
+            return self.add(self._build(ResourceTemplate, fn, {"uri_template": uri, **options},
+                                        "@resource()"))  # type: ignore[return-value]
+        return self.add(self._build(Resource, fn, {"uri": uri, **options}, "@resource()"))  # type: ignore
+
+    def add_prompt(self, fn: Any, **options: Any) -> Prompt:
+        """Register a function (or a :class:`Prompt` subclass) as a prompt."""
+        return self.add(self._build(Prompt, fn, options, "@prompt()"))  # type: ignore[return-value]
+
+    def tool(self, first: Any = None, **options: Any) -> Callable[[Any], Any]:
+        """Decorator form of :meth:`add_tool`; returns the function unchanged."""
+        _reject_bare_decorator(first, "tool")
+        Tool.check_options(options, "@tool()")
+        return _decorator(lambda fn: self.add_tool(fn, **options))
+
+    def resource(self, uri: str, **options: Any) -> Callable[[Any], Any]:
+        """Decorator form of :meth:`add_resource`; returns the function unchanged."""
+        if not isinstance(uri, str):
+            raise TypeError("@resource needs the resource's URI or URI template as its first argument.")
+        check_resource_options(uri, options)
+        return _decorator(lambda fn: self.add_resource(fn, uri, **options))
+
+    def prompt(self, first: Any = None, **options: Any) -> Callable[[Any], Any]:
+        """Decorator form of :meth:`add_prompt`; returns the function unchanged."""
+        _reject_bare_decorator(first, "prompt")
+        Prompt.check_options(options, "@prompt()")
+        return _decorator(lambda fn: self.add_prompt(fn, **options))
+
+    def remove_tool(self, name: str) -> None:
+        self._remove("tool", name)
+
+    def remove_resource(self, uri: str) -> None:
+        if self._registry.primitives["resource"].remove(uri) is None:
+            self._remove("resource_template", uri)
+        self.forget_capabilities()
+
+    def remove_prompt(self, name: str) -> None:
+        self._remove("prompt", name)
+
+    def _remove(self, kind: str, key: str) -> None:
+        self.forget_capabilities()
+        if self._registry.primitives[kind].remove(key) is None:
+            raise NotRegistered(key)
+
+    def get_registered(self, kind: str, key: str) -> Primitive | None:
+        """A primitive registered in code, by kind and name (or URI); no permission check."""
+        return self._registry.primitives[kind].by_key.get(key)
+
+    def get_tool(self, name: str) -> Tool | None:
+        """The tool registered in code under ``name``; no permission check."""
+        return self.get_registered("tool", name)  # type: ignore[return-value]
+
+    @property
+    def tools(self) -> list[Tool]:
+        return list(self._registry.primitives["tool"])  # type: ignore[arg-type]
+
+    @property
+    def resources(self) -> list[Resource]:
+        return list(self._registry.primitives["resource"])  # type: ignore[arg-type]
+
+    @property
+    def resource_templates(self) -> list[ResourceTemplate]:
+        return list(self._registry.primitives["resource_template"])  # type: ignore[arg-type]
+
+    @property
+    def prompts(self) -> list[Prompt]:
+        return list(self._registry.primitives["prompt"])  # type: ignore[arg-type]
+
+
+def check_resource_options(uri: str, options: dict[str, Any]) -> None:
+    """The options of ``@resource(uri, ...)``: a template's or a fixed resource's, by the URI."""
+    if "{" not in uri and "complete" in options:
+        raise TypeError(f"@resource({uri!r}): complete= is for resource templates (URIs with {{…}}); "
+                        f"{uri!r} is a fixed URI.")
+    (ResourceTemplate if "{" in uri else Resource).check_options(
+        {**options, "uri_template" if "{" in uri else "uri": uri}, "@resource()")
+
+
+def _reject_bare_decorator(first: Any, decorator: str) -> None:
+    if first is not None:
+        raise TypeError(f"Use @{decorator}() with parentheses; @{decorator} alone registers nothing.")
+
+
+def _decorator(register: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def decorator(fn: Any) -> Any:
+        register(fn)
+        return fn
+
+    return decorator
+
+
+# The default site ---------------------------------------------------------------------------------
+
+_instances: dict[type, McpSite] = {}
+
+
+def get_default_site() -> McpSite:
+    """The site ``DJANGO_MCP["SITE"]`` names: an instance, or a class instantiated once."""
+    value = mcp_settings.SITE
+    if isinstance(value, type) and issubclass(value, McpSite):
+        if value not in _instances:
+            _instances[value] = value()
+        return _instances[value]
+    if isinstance(value, McpSite):
+        return value
+    raise ImproperlyConfigured(f'DJANGO_MCP["SITE"] must name an McpSite instance or subclass, not {value!r}')
+
+
+class DefaultMcpSite(LazyObject):
+    """``django_mcp.site``: resolves ``DJANGO_MCP["SITE"]`` on first use, like ``admin.site``."""
+
+    def _setup(self) -> None:
+        self._wrapped = get_default_site()
+
+    def __repr__(self) -> str:
+        return repr(self._wrapped) if self._wrapped is not empty else "<DefaultMcpSite (not resolved yet)>"
+
+
+site = DefaultMcpSite()
+
+
+def _forget_default_site(*, setting: str, **kwargs: Any) -> None:
+    if setting == "DJANGO_MCP":
+        site._wrapped = empty
+
+
+setting_changed.connect(_forget_default_site)
+
+
+def autodiscover(register_to: Any = None) -> None:
+    """Import every installed app's ``mcp`` module, restoring the site if one fails (as the admin does)."""
+    autodiscover_modules("mcp", register_to=register_to if register_to is not None else site)
+
+
+def register(*models: Any, site: McpSite | None = None) -> Callable[[type], type]:
+    """
+    Class decorator: ``@register(Book)`` registers an options class for models,
+    ``@register()`` registers a tool, resource or prompt class.
+    """
+    def wrapper(cls: type) -> type:
+        target = site if site is not None else globals()["site"]
+        if models:
+            if not issubclass(cls, ModelOptions):
+                raise ValueError("Wrapped class must subclass ModelOptions (for example ModelResource).")
+            target.register(models, options_class=cls)
+        else:
+            if not issubclass(cls, Primitive):
+                raise ValueError("@register() without models wraps a Tool, Resource, ResourceTemplate or Prompt "
+                                 "class.")
+            target.register(cls)
+        return cls
+
+    return wrapper
+
+
+def tool(first: Any = None, *, site: McpSite | None = None, **options: Any) -> Callable[[Any], Any]:
+    """Register a function as a tool on ``site`` (``django_mcp.site`` unless given)."""
+    return (site if site is not None else globals()["site"]).tool(first, **options)
+
+
+def resource(uri: str, *, site: McpSite | None = None, **options: Any) -> Callable[[Any], Any]:
+    """Register a function as the resource (or resource template) at ``uri``."""
+    return (site if site is not None else globals()["site"]).resource(uri, **options)
+
+
+def prompt(first: Any = None, *, site: McpSite | None = None, **options: Any) -> Callable[[Any], Any]:
+    """Register a function as a prompt."""
+    return (site if site is not None else globals()["site"]).prompt(first, **options)
+
+
+__all__ = ["AlreadyRegistered", "DefaultMcpSite", "McpSite", "NotRegistered", "autodiscover", "get_default_site",
+           "prompt", "register", "resource", "site", "tool"]
