@@ -1,5 +1,5 @@
 """
-The baseline of PERFORMANCE.md: a bare Channels ``AsyncConsumer`` on the same ASGI server.
+The baseline of the benchmarks (benchmarks/README.md): a bare Channels ``AsyncConsumer`` on the same ASGI server.
 
 It does the least an HTTP consumer can do for a tools/call: read the POST body to its end and
 answer a fixed JSON-RPC result as long as django_mcp's answer to the same call (208 bytes for the

@@ -4,11 +4,11 @@ The servers of the memory measurement: the two applications under test, each wit
 the number of unreachable objects it found; ``/__bench__/gc?pause`` collects, then disables the
 collector, so that the next collection counts all the cyclic garbage made in between.
 
-Why: per-request reference cycles (PERFORMANCE.md) sit uncollected until the collector gets round
+Why: per-request reference cycles (docs/architecture.md, "Performance") sit uncollected until the collector gets round
 to them, so RSS read at an arbitrary moment counts a varying amount of garbage. ``memory.py`` has the
 server collect every few items and before every reading, so the growth it reports is what idle
 streams and sessions *retain*. The pause lets it count the objects a request leaves in reference
-cycles (work for the collector, PERFORMANCE.md's "GC dominates under concurrency"). The path check
+cycles (work for the collector, the collector's cost under concurrency, docs/architecture.md). The path check
 is the only difference from the throughput servers.
 
 ``benchmarks.memory_asgi:baseline`` and ``benchmarks.memory_asgi:django_mcp``; each is imported only

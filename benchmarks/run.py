@@ -1,5 +1,5 @@
 """
-django_mcp against a bare Channels consumer, side by side in one run (see PERFORMANCE.md).
+django_mcp against a bare Channels consumer, side by side in one run (see benchmarks/README.md).
 
     .venv/bin/python benchmarks/run.py            # 3 interleaved repetitions, 5 s per point
     .venv/bin/python benchmarks/run.py --quick    # 1 repetition, 2 s per point: a smoke run

@@ -1,7 +1,7 @@
 """
 What the benchmark sends, and a tiny blocking HTTP/1.1 client for set-up, checks and idle streams.
 
-The requests are exactly what the team's measurement uses (PERFORMANCE.md): a 2026-07-28
+The requests are exactly what the team's measurement uses (benchmarks/README.md): a 2026-07-28
 stateless ``tools/call echo`` with its ``_meta`` envelope and mirrored headers, and the same call in
 a 2025-11-25 legacy session. A plain-socket client (not ``http.client``) because the memory
 measurement must hold hundreds of connections open in a chosen state, and the checks must see the

@@ -1,4 +1,4 @@
-"""Completion callables for prompt arguments and template variables (digest §4.4)."""
+"""Completion callables for prompt arguments and template variables (MCP spec 2026-07-28, server/utilities/completion)."""
 
 import inspect
 from collections.abc import Awaitable, Callable, Iterable

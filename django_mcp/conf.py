@@ -40,7 +40,7 @@ DEFAULTS: dict[str, Any] = {
     "SSE_KEEPALIVE_SECONDS": 15.0,
     # Page size of tools/list, resources/list, prompts/list.
     "PAGE_SIZE": 100,
-    # 2026-07-28 caching directives on list results (digest §4.7).
+    # 2026-07-28 caching directives on list results (MCP spec 2026-07-28, server/utilities/caching).
     "LIST_TTL_MS": 0,
     # Legacy sessions untouched this long are expired.
     "SESSION_IDLE_TIMEOUT_SECONDS": 24 * 3600,

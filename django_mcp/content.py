@@ -1,5 +1,5 @@
 """
-Builders for the content blocks a tool or prompt returns (digest §4.1), as ``mcp_types`` models::
+Builders for the content blocks a tool or prompt returns (MCP spec 2026-07-28, server/tools), as ``mcp_types`` models::
 
     from django_mcp import content
     return [content.text("Cover:"), content.image(png_bytes, "image/png")]

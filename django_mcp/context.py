@@ -112,7 +112,7 @@ class Context:
         return self.request.client_capabilities.get(name) is not None
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
-        """Send ``notifications/progress`` if the client asked for progress (digest §4.8)."""
+        """Send ``notifications/progress`` if the client asked for progress (MCP spec 2026-07-28, basic/patterns/progress)."""
         token = self.request.progress_token
         if token is None or self.request.send_message is None:
             return
@@ -124,7 +124,7 @@ class Context:
         await self.request.send_message(jsonrpc.notification("notifications/progress", params))
 
     async def log(self, level: str, data: Any, logger: str | None = None) -> None:
-        """Send ``notifications/message`` when the client's log level lets it through (digest §4.5)."""
+        """Send ``notifications/message`` when the client's log level lets it through (MCP spec 2026-07-28, server/utilities/logging)."""
         if self.request.send_message is None or not self.request.wants_log(level):
             return
         params: dict[str, Any] = {"level": level, "data": data}

@@ -86,7 +86,7 @@ async def deliver_client_response(session_id: str, message: dict[str, Any]) -> N
 
 
 async def cancel_request(session_id: str, request_id: Any) -> None:
-    """Cancel a legacy request in flight on this worker or on another (digest §4.9)."""
+    """Cancel a legacy request in flight on this worker or on another (MCP spec 2026-07-28, basic/patterns/cancellation)."""
     task = in_flight.get((session_id, key(request_id)))
     if task is not None:
         task.cancel()

@@ -23,7 +23,7 @@ class McpSession(models.Model):
     client_info = models.JSONField(_("client info"), null=True, blank=True)
     log_level = models.CharField(_("log level"), max_length=16, null=True, blank=True)
     subscriptions = models.JSONField(_("resource subscriptions"), default=list)
-    # Who opened the session: later requests must come from the same principal (digest §7).
+    # Who opened the session: later requests must come from the same principal (MCP security best practices).
     user_key = models.CharField(_("user"), max_length=150, default="anonymous")
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     last_seen_at = models.DateTimeField(_("last seen"), auto_now=True, db_index=True)
@@ -40,7 +40,7 @@ class McpSession(models.Model):
 class McpEvent(models.Model):
     """
     One event of a legacy session's POST SSE stream, kept so a client whose connection dropped
-    can resume with ``Last-Event-ID`` on any worker (digest §2.3, resumability). Event ids are
+    can resume with ``Last-Event-ID`` on any worker (MCP spec 2025-11-25, basic/transports#streamable-http, resumability). Event ids are
     ``<stream id>.<sequence>``, so an id names its stream, as 2025-11-25 recommends.
     """
 

@@ -1,5 +1,5 @@
 """
-Signed ``requestState`` for 2026-07-28 multi-round-trip requests (digest §4.12): integrity
+Signed ``requestState`` for 2026-07-28 multi-round-trip requests (MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322): integrity
 protected with Django's signing (keys from ``SECRET_KEY``), bound to the user and expiring, so the
 retry may land on any worker and a tampered or foreign state is refused.
 """

@@ -1,4 +1,4 @@
-"""Signed ``requestState`` for multi-round-trip requests (digest §4.12, §7)."""
+"""Signed ``requestState`` for multi-round-trip requests (MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322; MCP security best practices)."""
 
 import pytest
 from django.core import signing

@@ -1,4 +1,4 @@
-"""Prompts: message templates the user picks (digest §4.3)."""
+"""Prompts: message templates the user picks (MCP spec 2026-07-28, server/prompts)."""
 
 from .base import Prompt, assistant, user
 

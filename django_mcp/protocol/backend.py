@@ -61,7 +61,7 @@ class Backend(Protocol):
 
 
 class StateCodec(Protocol):
-    """Signs and verifies the opaque ``requestState`` of multi-round-trip requests (digest §4.12)."""
+    """Signs and verifies the opaque ``requestState`` of multi-round-trip requests (MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322)."""
 
     def encode(self, payload: dict[str, Any], ctx: RequestContext) -> str: ...
 

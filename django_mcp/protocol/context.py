@@ -11,7 +11,7 @@ SendMessage = Callable[[dict[str, Any]], Awaitable[None]]
 SendRequest = Callable[[str, dict[str, Any] | None], Awaitable[dict[str, Any]]]
 Listen = Callable[[dict[str, Any]], Awaitable[AsyncIterator[dict[str, Any]]]]
 
-# RFC 5424 severities in increasing order, as MCP logging uses them (digest §4.5).
+# RFC 5424 severities in increasing order, as MCP logging uses them (MCP spec 2026-07-28, server/utilities/logging).
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
@@ -39,7 +39,7 @@ class RequestContext:
     ``send_message`` delivers request-scoped messages (progress, log notifications; in the legacy
     era also server→client requests) on the request's own stream. ``send_request`` asks a legacy
     client something and waits for the answer; it is None where the client cannot be asked
-    (the modern era uses multi-round-trip results instead, digest §4.12). ``listen`` yields change
+    (the modern era uses multi-round-trip results instead, MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322). ``listen`` yields change
     notifications for ``subscriptions/listen``.
     """
 
@@ -94,7 +94,7 @@ class RequestContext:
     def wants_log(self, level: str) -> bool:
         """
         Whether a log message of ``level`` may be sent for this request: in the modern era only
-        when the request opted in with a level (digest §4.5), in the legacy era when the session's
+        when the request opted in with a level (MCP spec 2026-07-28, server/utilities/logging), in the legacy era when the session's
         level (if one was set) allows it.
         """
         threshold = self.log_level

@@ -4,7 +4,7 @@ The dispatcher: one parsed message plus its context in, one response out.
 It gates methods by the request's protocol revision (``mcp_types.methods`` holds the per-revision
 method maps and schemas), validates params, calls the handler, shapes the result for the revision
 (legacy results carry no ``resultType``; modern ones always do, plus ``serverInfo`` in ``_meta``,
-digest §1 and §3.3) and turns exceptions into JSON-RPC errors.
+MCP spec 2026-07-28, basic#messages; MCP spec 2026-07-28, basic/versioning#backward-compatibility-with-initialization-based-versions) and turns exceptions into JSON-RPC errors.
 """
 
 import logging
@@ -52,7 +52,7 @@ HANDLERS: dict[str, Handler] = {
     "subscriptions/listen": subscriptions.listen,
 }
 
-# Which server capability each method needs (digest §4.0): without it the method is -32601.
+# Which server capability each method needs (MCP spec 2026-07-28, architecture#capability-negotiation): without it the method is -32601.
 CAPABILITY_FOR_METHOD = {
     "tools/list": "tools",
     "tools/call": "tools",
@@ -134,7 +134,7 @@ class Dispatcher:
             raise InternalError("The server produced an invalid result") from None
 
     def error_for_era(self, exc: McpError, ctx: RequestContext) -> dict[str, Any]:
-        """The JSON-RPC error member, with resource-not-found spelled the era's way (digest §4.2)."""
+        """The JSON-RPC error member, with resource-not-found spelled the era's way (MCP spec 2026-07-28, server/resources)."""
         error = exc.to_error()
         if exc.code == RESOURCE_NOT_FOUND_LEGACY and ctx.is_modern:
             error["code"] = INVALID_PARAMS
@@ -144,7 +144,7 @@ class Dispatcher:
         return error
 
     def cacheable(self, result: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
-        """Add the 2026-07-28 caching directives (digest §4.7); legacy shaping drops them."""
+        """Add the 2026-07-28 caching directives (MCP spec 2026-07-28, server/utilities/caching); legacy shaping drops them."""
         if ctx.is_modern:
             result.setdefault("ttlMs", self.list_ttl_ms)
             result.setdefault("cacheScope", self.cache_scope)

@@ -1,4 +1,4 @@
-"""Validation of the per-request ``_meta`` envelope of 2026-07-28 (digest §1, §3.2)."""
+"""Validation of the per-request ``_meta`` envelope of 2026-07-28 (MCP spec 2026-07-28, basic#messages; MCP spec 2026-07-28, basic/versioning, SEP-2575)."""
 
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +38,7 @@ def modern_version_of(message: dict[str, Any]) -> Any:
 def read_envelope(params: Any) -> ModernEnvelope:
     """
     Check the required ``_meta`` keys: a missing one is ``-32602`` (HTTP 400), a version we do not
-    serve statelessly is ``-32022`` with the versions we do serve (digest §2.4 table).
+    serve statelessly is ``-32022`` with the versions we do serve (MCP spec 2026-07-28, basic/transports/streamable-http table).
     """
     meta = params.get("_meta") if isinstance(params, dict) else None
     if not isinstance(meta, dict):

@@ -2,7 +2,7 @@
 Asking the client for input — elicitation, sampling, roots — the same way in both eras.
 
 Legacy era: the server sends real JSON-RPC requests on the request's stream and waits for the
-client's answers. Modern era (2026-07-28, digest §4.12): server-initiated requests are forbidden,
+client's answers. Modern era (2026-07-28, MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322): server-initiated requests are forbidden,
 so a missing answer raises :class:`InputRequired`; the dispatcher turns it into an
 ``InputRequiredResult`` whose signed ``requestState`` carries the answers gathered so far, and the
 client's retry re-runs the handler with every answer available. Handlers therefore call these
@@ -29,7 +29,7 @@ RESULT_MODEL_FOR_METHOD: dict[str, type[BaseModel]] = {
     SAMPLE: mcp_types.CreateMessageResult,
     LIST_ROOTS: mcp_types.ListRootsResult,
 }
-# Methods whose results may be InputRequiredResult (digest §4.12: MUST NOT for any other).
+# Methods whose results may be InputRequiredResult (MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322: MUST NOT for any other).
 INPUT_CAPABLE_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 
 
@@ -93,7 +93,7 @@ async def request_input(ctx: RequestContext, requests: dict[str, dict[str, Any]]
     return each answer parsed into its ``mcp_types`` result model.
 
     Raises :class:`MissingClientCapability` when the client did not declare what a request needs
-    (digest §4.12: never put an undeclared request type in ``inputRequests``).
+    (MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322: never put an undeclared request type in ``inputRequests``).
     """
     for key, spec in requests.items():
         needed = required_capability(spec["method"], spec.get("params"))

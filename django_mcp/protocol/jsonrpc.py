@@ -1,6 +1,6 @@
 """
 JSON-RPC 2.0 framing: decoding bodies, telling requests, notifications and responses apart, and
-building responses. Shapes follow the base protocol of every MCP revision (digest §1).
+building responses. Shapes follow the base protocol of every MCP revision (MCP spec 2026-07-28, basic#messages).
 """
 
 import json
@@ -58,7 +58,7 @@ def is_response(message: Message) -> bool:
 
 
 def request_id_or_none(message: Any) -> Any:
-    """The id to put on an error about ``message``, when it can be read (digest §1)."""
+    """The id to put on an error about ``message``, when it can be read (MCP spec 2026-07-28, basic#messages)."""
     if isinstance(message, dict):
         rid = message.get("id")
         if isinstance(rid, (str, int)) and not isinstance(rid, bool):
@@ -71,7 +71,7 @@ def validate_message(message: Any) -> Message:
     Check the JSON-RPC envelope of one message and return it.
 
     Raises :class:`InvalidRequest` for a non-object, a wrong ``jsonrpc`` member, a bad id (ids are
-    strings or integers and never null, digest §1), a non-string method, or params that are not an
+    strings or integers and never null, MCP spec 2026-07-28, basic#messages), a non-string method, or params that are not an
     object.
     """
     if not isinstance(message, dict):

@@ -2,7 +2,7 @@
 Protocol revisions and the two eras they fall into.
 
 The *legacy* era negotiates a version once with ``initialize`` (2024-11-05 … 2025-11-25); the
-*modern* era (2026-07-28) carries the version on every request in ``_meta`` (digest §3).
+*modern* era (2026-07-28) carries the version on every request in ``_meta`` (MCP spec 2026-07-28, basic/versioning).
 """
 
 from enum import Enum
@@ -18,7 +18,7 @@ LATEST_MODERN_VERSION = MODERN_VERSIONS[-1]
 # What a request without any version hint is taken to speak (2025-06-18 transport rules).
 DEFAULT_LEGACY_VERSION = "2025-03-26"
 
-# Reserved ``_meta`` keys of 2026-07-28 (digest §1).
+# Reserved ``_meta`` keys of 2026-07-28 (MCP spec 2026-07-28, basic#messages).
 META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
@@ -41,7 +41,7 @@ def era_of(version: str) -> Era:
 
 def negotiate_legacy_version(requested: object) -> str:
     """
-    Pick the version to answer ``initialize`` with (digest §3.1): the client's if we speak it,
+    Pick the version to answer ``initialize`` with (MCP spec 2025-11-25, basic/lifecycle#initialization): the client's if we speak it,
     else our latest handshake version. A modern version cannot be chosen through ``initialize``.
     """
     if isinstance(requested, str) and requested in LEGACY_VERSIONS:

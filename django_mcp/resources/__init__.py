@@ -1,4 +1,4 @@
-"""Resources: data the client may read by URI (digest §4.2)."""
+"""Resources: data the client may read by URI (MCP spec 2026-07-28, server/resources)."""
 
 from .base import Resource, ResourceTemplate
 

@@ -1,6 +1,6 @@
 """
 The event store behind resumable SSE streams of legacy sessions (2025-11-25 polling, SEP-1699;
-digest §2.3): every event sent on a POST's SSE stream is stored under ``<stream>.<seq>``, so a
+MCP spec 2025-11-25, basic/transports#streamable-http): every event sent on a POST's SSE stream is stored under ``<stream>.<seq>``, so a
 client may reconnect with ``GET`` + ``Last-Event-ID`` — to any worker — and receive what it missed,
 then the rest live. ``DJANGO_MCP["EVENT_STORE"] = None`` turns resumability off.
 """

@@ -16,7 +16,7 @@ from ..conf import mcp_settings
 
 
 def new_session_id() -> str:
-    """128 random bits as hex: visible ASCII only, as the spec requires (digest §2.3)."""
+    """128 random bits as hex: visible ASCII only, as the spec requires (MCP spec 2025-11-25, basic/transports#streamable-http)."""
     return secrets.token_hex(16)
 
 

@@ -1,4 +1,4 @@
-"""Tools: Python callables the client's model may call (digest §4.1)."""
+"""Tools: Python callables the client's model may call (MCP spec 2026-07-28, server/tools)."""
 
 from .base import Tool
 

@@ -37,7 +37,7 @@ def schema_for_arguments(model: type[BaseModel]) -> dict[str, Any]:
     schema.pop("title", None)
     schema.setdefault("properties", {})
     if not schema["properties"]:
-        # Recommended shape for tools without arguments (2025-11-25, digest §4.1).
+        # Recommended shape for tools without arguments (2025-11-25, MCP spec 2026-07-28, server/tools).
         schema["additionalProperties"] = False
     return schema
 
@@ -98,7 +98,7 @@ _HEADER_TYPES = {"string", "integer", "boolean"}
 
 def check_header_properties(tool_name: str, schema: dict[str, Any]) -> None:
     """
-    Refuse ``x-mcp-header`` markings that clients must reject (digest §2.4): the name must be an
+    Refuse ``x-mcp-header`` markings that clients must reject (MCP spec 2026-07-28, basic/transports/streamable-http): the name must be an
     RFC 9110 token, unique case-insensitively, on a top-level string, integer or boolean property.
     Clients drop a tool that breaks these rules, so registration fails loudly instead.
     """

@@ -5,7 +5,7 @@ needs server pushes.
 
 Built on Channels' ``AsyncConsumer`` rather than ``AsyncHttpConsumer``, which stops as soon as
 ``handle()`` returns and so cannot hold a stream open for channel-layer events (Channels issues
-#1747, #1302). Two further departures from ``AsyncConsumer``, both for speed (PERFORMANCE.md):
+#1747, #1302). Two further departures from ``AsyncConsumer``, both for speed (docs/architecture.md, "Performance"):
 ``dispatch`` does not hop to a thread to close old database connections on every message (code
 that touches the ORM does so through ``database_sync_to_async``, which closes them itself), and no
 channel is opened for requests that never need one.
@@ -66,7 +66,7 @@ class HttpStreamConsumer(AsyncConsumer):
         self.groups: set[str] = set()
         self.headers: dict[bytes, str] = {}
         # Header names sent more than once with different values: a proxy reading the first and
-        # the server the last would disagree about the request (digest §2.4, §7).
+        # the server the last would disagree about the request (MCP spec 2026-07-28, basic/transports/streamable-http; MCP security best practices).
         self.conflicting_headers: set[bytes] = set()
         for raw_name, raw_value in scope.get("headers", []):
             name, value = raw_name.lower(), raw_value.decode("latin-1")
@@ -134,7 +134,7 @@ class HttpStreamConsumer(AsyncConsumer):
         return True
 
     async def guard_host_and_origin(self) -> bool:
-        """DNS-rebinding protection (digest §7); False after sending the refusal."""
+        """DNS-rebinding protection (MCP security best practices); False after sending the refusal."""
         if self.conflicting_headers & {b"host", b"origin"}:
             await self.refuse(Refusal("Conflicting Host or Origin headers"))
             return False

@@ -13,7 +13,7 @@ CONTENT_TYPE_SSE = "text/event-stream"
 SSE_HEADERS = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
     (b"cache-control", b"no-cache, no-transform"),
-    # Proxies such as nginx must not buffer the stream (digest §2.4).
+    # Proxies such as nginx must not buffer the stream (MCP spec 2026-07-28, basic/transports/streamable-http).
     (b"x-accel-buffering", b"no"),
 ]
 JSON_HEADERS = [(b"content-type", b"application/json")]

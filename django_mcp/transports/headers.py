@@ -1,5 +1,5 @@
 """
-The request-metadata headers of 2026-07-28 (digest §2.4): ``MCP-Protocol-Version``,
+The request-metadata headers of 2026-07-28 (MCP spec 2026-07-28, basic/transports/streamable-http): ``MCP-Protocol-Version``,
 ``Mcp-Method``, ``Mcp-Name`` and ``Mcp-Param-*`` must mirror the body, so that intermediaries
 routing on headers and the server acting on the body cannot disagree. Any difference is
 ``-32020`` with HTTP 400.
@@ -16,14 +16,14 @@ from . import constants
 
 _B64_PREFIX = "=?base64?"
 _B64_SUFFIX = "?="
-# Anything but tab and visible ASCII (0x20-0x7E) must travel base64-wrapped (digest §2.4).
+# Anything but tab and visible ASCII (0x20-0x7E) must travel base64-wrapped (MCP spec 2026-07-28, basic/transports/streamable-http).
 _NOT_PLAIN = re.compile(r"[^\t\x20-\x7e]")
 # Methods whose Mcp-Name mirrors a param (tasks extension methods are not served).
 NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
 def decode_value(raw: str, header: str) -> str:
-    """A header value as sent, with the ``=?base64?…?=`` wrapping undone (digest §2.4)."""
+    """A header value as sent, with the ``=?base64?…?=`` wrapping undone (MCP spec 2026-07-28, basic/transports/streamable-http)."""
     value = raw.strip(" \t")
     if value.startswith(_B64_PREFIX) and value.endswith(_B64_SUFFIX) and len(value) >= len(_B64_PREFIX) + 2:
         encoded = value[len(_B64_PREFIX):-len(_B64_SUFFIX)]

@@ -1,7 +1,7 @@
 """
 The Streamable HTTP endpoint (default ``/mcp``), serving every protocol revision at one URL.
 
-Each POST is routed by how the client speaks (digest §3.3): ``initialize`` starts a legacy
+Each POST is routed by how the client speaks (MCP spec 2026-07-28, basic/versioning#backward-compatibility-with-initialization-based-versions): ``initialize`` starts a legacy
 session; a request whose ``params._meta`` names a protocol version is served statelessly under
 2026-07-28; anything else belongs to the legacy session named by ``Mcp-Session-Id``. Answers go
 back as plain JSON unless the handler sends something first (progress, a log message, a request
@@ -116,12 +116,12 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
         conflicting = sorted(name.decode("latin-1") for name in self.conflicting_headers if name.startswith(b"mcp-"))
         if conflicting:
             # Two different values of a mirrored header: a proxy reading the first and the server
-            # the last would disagree about the request (digest §2.4, §7).
+            # the last would disagree about the request (MCP spec 2026-07-28, basic/transports/streamable-http; MCP security best practices).
             await self.send_error(400, jsonrpc.request_id_or_none(payload),
                                   HeaderMismatch(f"Conflicting values of the {conflicting[0]} header"))
             return
         # Modern markers win over the method name: a 2026-07-28 client sending `initialize` must
-        # get the removed method's 404, not a legacy handshake (digest §2.4, §3.3).
+        # get the removed method's 404, not a legacy handshake (MCP spec 2026-07-28, basic/transports/streamable-http; MCP spec 2026-07-28, basic/versioning#backward-compatibility-with-initialization-based-versions).
         if modern_version_of(payload) is not None or self.headers.get(
                 constants.MCP_PROTOCOL_VERSION, "").strip() in MODERN_VERSIONS:
             await self.handle_modern(payload)
@@ -133,20 +133,20 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
     # 2026-07-28 -----------------------------------------------------------------------------
 
     async def handle_modern(self, message: dict[str, Any]) -> None:
-        """A stateless request (digest §2.4): validate envelope and headers, serve, never remember."""
+        """A stateless request (MCP spec 2026-07-28, basic/transports/streamable-http): validate envelope and headers, serve, never remember."""
         request_id = jsonrpc.request_id_or_none(message)
         try:
             jsonrpc.validate_message(message)
             if jsonrpc.is_response(message):
                 raise InvalidRequest("Invalid Request: clients do not send responses in 2026-07-28")
             if jsonrpc.is_notification(message):
-                # No client notification is defined over 2026 HTTP; accept and ignore (digest §2.4).
+                # No client notification is defined over 2026 HTTP; accept and ignore (MCP spec 2026-07-28, basic/transports/streamable-http).
                 await self.send_response(202)
                 return
             header_version = self.headers.get(constants.MCP_PROTOCOL_VERSION)
             body_version = modern_version_of(message)
             if header_version is not None and body_version is not None and header_version.strip() != body_version:
-                # A disagreement is a header mismatch before it is a version question (digest §2.4).
+                # A disagreement is a header mismatch before it is a version question (MCP spec 2026-07-28, basic/transports/streamable-http).
                 raise HeaderMismatch("MCP-Protocol-Version header does not match _meta protocolVersion")
             envelope = read_envelope(message.get("params"))
             mirrored_headers.validate(self.headers, message, envelope.protocol_version)
@@ -162,7 +162,7 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
         except McpError as exc:
             await self.send_error(status_for_error(exc.code, Era.MODERN), request_id, exc)
             return
-        # Closing the response stream cancels the request (digest §2.4): the task is the consumer's.
+        # Closing the response stream cancels the request (MCP spec 2026-07-28, basic/transports/streamable-http): the task is the consumer's.
         self.spawn(self.answer(message, ctx, Era.MODERN))
 
     async def listen(self, honoured: dict[str, Any]) -> Any:
@@ -230,7 +230,7 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
         if self.connection_gone:
             return
         if not responses:
-            # Cancelled by notifications/cancelled: no response is sent (digest §4.9), but the
+            # Cancelled by notifications/cancelled: no response is sent (MCP spec 2026-07-28, basic/patterns/cancellation), but the
             # HTTP exchange still ends, as an SSE stream that carried nothing more.
             if not self.sse_started:
                 await self.start_sse(self.response_headers())

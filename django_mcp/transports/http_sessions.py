@@ -1,5 +1,5 @@
 """
-Legacy Streamable HTTP sessions (2025-03-26, 2025-06-18, 2025-11-25; digest §2.3): the
+Legacy Streamable HTTP sessions (2025-03-26, 2025-06-18, 2025-11-25; MCP spec 2025-11-25, basic/transports#streamable-http): the
 ``initialize`` handshake, ``Mcp-Session-Id``, the GET stream, DELETE, batches (2025-03-26 only),
 server→client requests and ``notifications/cancelled``.
 
@@ -71,7 +71,7 @@ class LegacySessionMixin:
             await self.refuse(MissingSessionId(), request_id)
             return None
         session = await load_live_session(session_id.strip())
-        # A session id is not a credential: another principal using it finds nothing (digest §7).
+        # A session id is not a credential: another principal using it finds nothing (MCP security best practices).
         if session is None or session.user_key != user_key(self.user) or session.transport != self.transport:
             await self.refuse(SessionNotFound(), request_id)
             return None
@@ -98,7 +98,7 @@ class LegacySessionMixin:
             await self.send_response(202)
             return
         self.make_resumable(session)
-        # Disconnecting does not cancel a legacy request (digest §4.9): the task outlives the
+        # Disconnecting does not cancel a legacy request (MCP spec 2026-07-28, basic/patterns/cancellation): the task outlives the
         # connection, and releases what it joined when it ends.
         task = asyncio.ensure_future(self._answer_then_clean_up(message, self.legacy_context(session, message)))
         self.track(session, message["id"], task)
@@ -111,7 +111,7 @@ class LegacySessionMixin:
                 await self.cleanup()
 
     async def handle_legacy_batch(self, batch: list[Any]) -> None:
-        """2025-03-26 only: a batch of requests and notifications, or of responses (digest §1)."""
+        """2025-03-26 only: a batch of requests and notifications, or of responses (MCP spec 2026-07-28, basic#messages)."""
         session = await self.load_session()
         if session is None:
             return
@@ -194,7 +194,7 @@ class LegacySessionMixin:
     # GET stream and DELETE ------------------------------------------------------------------
 
     async def handle_get(self) -> None:
-        """The session's standalone stream for notifications unrelated to a request (digest §2.3)."""
+        """The session's standalone stream for notifications unrelated to a request (MCP spec 2025-11-25, basic/transports#streamable-http)."""
         if not self.headers.get(constants.MCP_SESSION_ID):
             # No session: nothing to stream. 2026-07-28 clients get the 405 the spec asks for.
             await self.refuse(MethodNotAllowed("Method Not Allowed: GET needs a session"),
@@ -220,7 +220,7 @@ class LegacySessionMixin:
         await self.send_sse(sse.keepalive())
 
     async def handle_delete(self) -> None:
-        """End a session (digest §2.3); later requests naming it get 404."""
+        """End a session (MCP spec 2025-11-25, basic/transports#streamable-http); later requests naming it get 404."""
         if not self.headers.get(constants.MCP_SESSION_ID):
             await self.refuse(MethodNotAllowed("Method Not Allowed: DELETE needs a session"),
                               headers=[(b"allow", b"GET, POST, DELETE")])

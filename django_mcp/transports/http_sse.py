@@ -1,5 +1,5 @@
 """
-The HTTP+SSE transport of 2024-11-05 (digest §2.2), for clients that still speak it.
+The HTTP+SSE transport of 2024-11-05 (MCP spec 2024-11-05, basic/transports#http-with-sse), for clients that still speak it.
 
 Two endpoints. ``GET /sse`` opens a stream whose first event, ``endpoint``, names the URL to POST
 to (``/messages/?session_id=<hex>``); the stream lives as long as the session. Each POST to that
@@ -52,7 +52,7 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
             return
         if not await self.authenticate():
             return
-        # The session exists from the moment the stream does (digest §2.2); initialize fills it in.
+        # The session exists from the moment the stream does (MCP spec 2024-11-05, basic/transports#http-with-sse); initialize fills it in.
         self.session = LiveSession(await get_session_store().create(
             protocol_version=LEGACY_VERSIONS[0], client_capabilities={}, client_info=None,
             user_key=user_key(self.user), transport=self.transport))
@@ -79,7 +79,7 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
             await self.send_sse(sse.message_event(event["message"], named=True))
 
     async def on_disconnect(self) -> None:
-        # Closing the stream ends the session (digest §2.2): later POSTs naming it get 404, and
+        # Closing the stream ends the session (MCP spec 2024-11-05, basic/transports#http-with-sse): later POSTs naming it get 404, and
         # its requests still running, on any worker, are cancelled.
         if self.session is not None:
             await end_session(self.session.id)
@@ -153,7 +153,7 @@ class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
             response = await self.dispatcher().handle_request(message, ctx)
             await self.stream_message(response)
         except asyncio.CancelledError:
-            pass  # notifications/cancelled: no response (digest §4.9)
+            pass  # notifications/cancelled: no response (MCP spec 2026-07-28, basic/patterns/cancellation)
         finally:
             await self.cleanup()
 

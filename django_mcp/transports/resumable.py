@@ -1,5 +1,5 @@
 """
-Resumable POST streams of legacy sessions (2025-11-25 and later; digest §2.3, SEP-1699).
+Resumable POST streams of legacy sessions (2025-11-25 and later; MCP spec 2025-11-25, basic/transports#streamable-http, SEP-1699).
 
 Once a response turns into an SSE stream, the server first sends a *priming* event — an id, a
 ``retry:`` delay and empty data — so the client can always reconnect. Every later event is kept in

@@ -1,5 +1,5 @@
 """
-DNS-rebinding protection and content negotiation for the HTTP transports (digest §2.3, §7).
+DNS-rebinding protection and content negotiation for the HTTP transports (MCP spec 2025-11-25, basic/transports#streamable-http; MCP security best practices).
 
 Hosts are checked against Django's ``ALLOWED_HOSTS`` (as Django itself does, including its
 localhost allowance under ``DEBUG``). An ``Origin`` header, when present, must name an allowed host

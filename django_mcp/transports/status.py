@@ -1,4 +1,4 @@
-"""Which HTTP status carries a JSON-RPC error, per era (digest §2.4 table, §6)."""
+"""Which HTTP status carries a JSON-RPC error, per era (MCP spec 2026-07-28, basic/transports/streamable-http, status codes; basic#error-codes)."""
 
 from ..protocol import errors
 from ..protocol.versions import Era

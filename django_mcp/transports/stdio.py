@@ -1,8 +1,8 @@
 """
-The stdio transport (digest §2.1): newline-delimited JSON-RPC on stdin and stdout, for clients
+The stdio transport (MCP spec 2026-07-28, basic/transports/stdio): newline-delimited JSON-RPC on stdin and stdout, for clients
 that start the server as a subprocess (Claude Desktop, Cursor, IDEs).
 
-Both eras on one pipe (digest §3.3): a process that opens with ``initialize`` speaks the
+Both eras on one pipe (MCP spec 2026-07-28, basic/versioning#backward-compatibility-with-initialization-based-versions): a process that opens with ``initialize`` speaks the
 negotiated legacy version for the rest of its life; a request carrying the 2026-07-28 ``_meta``
 envelope is served statelessly, on its own. Nothing but MCP messages is written to stdout — the
 command points ``sys.stdout`` at stderr, so stray prints and logs cannot corrupt the protocol.
@@ -91,7 +91,7 @@ class StdioServer:
         return dispatcher_for(self.site)
 
     async def serve(self) -> None:
-        """Read lines until end of input, then stop promptly (digest §2.1)."""
+        """Read lines until end of input, then stop promptly (MCP spec 2026-07-28, basic/transports/stdio)."""
         try:
             while True:
                 try:
@@ -105,7 +105,7 @@ class StdioServer:
                     await self.handle_line(line)
         finally:
             # End of input: requests already read get a short grace to answer (a shell pipe closes
-            # stdin right after writing), then the process stops promptly (digest §2.1).
+            # stdin right after writing), then the process stops promptly (MCP spec 2026-07-28, basic/transports/stdio).
             if self.tasks:
                 await asyncio.wait(list(self.tasks.values()), timeout=SHUTDOWN_GRACE_SECONDS)
             for task in list(self.tasks.values()):
@@ -141,7 +141,7 @@ class StdioServer:
         await self.handle_message(message)
 
     async def handle_batch(self, batch: list[Any]) -> None:
-        """2025-03-26 only: each member is handled as if it came on its own line (digest §1)."""
+        """2025-03-26 only: each member is handled as if it came on its own line (MCP spec 2026-07-28, basic#messages)."""
         if self.session is None or self.session.protocol_version != "2025-03-26" or not batch:
             await self.write(jsonrpc.error_response(None, InvalidRequest("Invalid Request: batches are not "
                                                                          "accepted here")))
@@ -204,7 +204,7 @@ class StdioServer:
         try:
             response = await self.dispatcher.handle_request(message, ctx)
         except asyncio.CancelledError:
-            return  # cancelled: no response (digest §4.9)
+            return  # cancelled: no response (MCP spec 2026-07-28, basic/patterns/cancellation)
         await self.write(response)
 
     def modern_context(self, message: dict[str, Any], user: Any, auth: Any) -> RequestContext:
@@ -219,7 +219,7 @@ class StdioServer:
 
     async def initialize(self, message: dict[str, Any]) -> None:
         if self.session is not None:
-            # The process is the session: it is initialized once (digest §3.1).
+            # The process is the session: it is initialized once (MCP spec 2025-11-25, basic/lifecycle#initialization).
             await self.write(jsonrpc.error_response(message["id"], InvalidRequest(
                 "Invalid Request: this process is already initialized")))
             return
@@ -249,7 +249,7 @@ class StdioServer:
     # Change notifications, through the channel layer like every other transport ---------------
 
     async def listen(self, honoured: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
-        """``subscriptions/listen`` on stdio (digest §4.14): a queue fed by channel-layer events."""
+        """``subscriptions/listen`` on stdio (MCP spec 2026-07-28, basic/patterns/subscriptions): a queue fed by channel-layer events."""
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
         def wanted(event: dict[str, Any]) -> None:

@@ -1,4 +1,4 @@
-"""Function-backed prompts (digest §4.3)."""
+"""Function-backed prompts (MCP spec 2026-07-28, server/prompts)."""
 
 import mcp_types
 import pytest

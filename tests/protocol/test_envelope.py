@@ -1,4 +1,4 @@
-"""The 2026-07-28 per-request ``_meta`` envelope (digest §1, §3.2)."""
+"""The 2026-07-28 per-request ``_meta`` envelope (MCP spec 2026-07-28, basic#messages; MCP spec 2026-07-28, basic/versioning, SEP-2575)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Asking the client for input in both eras (digest §4.11, §4.12)."""
+"""Asking the client for input in both eras (MCP spec 2026-07-28, client/elicitation; MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322)."""
 
 import asyncio
 
@@ -51,7 +51,7 @@ def test_client_has():
     assert client_has(ctx, {"elicitation": {}})
     assert client_has(ctx, {"sampling": {}})
     assert not client_has(ctx, {"roots": {}})
-    # ``elicitation: {}`` means form mode only (digest §4.11).
+    # ``elicitation: {}`` means form mode only (MCP spec 2026-07-28, client/elicitation).
     assert not client_has(ctx, {"elicitation": {"url": {}}})
     assert client_has(modern({"elicitation": {"url": {}}}), {"elicitation": {"url": {}}})
     assert client_has(modern({"elicitation": {"form": {}, "url": {}}}), {"elicitation": {"url": {}}})

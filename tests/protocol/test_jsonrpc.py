@@ -1,4 +1,4 @@
-"""JSON-RPC 2.0 framing (digest §1)."""
+"""JSON-RPC 2.0 framing (MCP spec 2026-07-28, basic#messages)."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Function-backed resources and templates (digest §4.2)."""
+"""Function-backed resources and templates (MCP spec 2026-07-28, server/resources)."""
 
 import threading
 

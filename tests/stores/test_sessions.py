@@ -1,4 +1,4 @@
-"""The database session store for legacy sessions (digest §2.3, §7)."""
+"""The database session store for legacy sessions (MCP spec 2025-11-25, basic/transports#streamable-http; MCP security best practices)."""
 
 from datetime import timedelta
 

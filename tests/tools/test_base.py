@@ -1,4 +1,4 @@
-"""Running tools: arguments, results, content conversion, errors (digest §4.1)."""
+"""Running tools: arguments, results, content conversion, errors (MCP spec 2026-07-28, server/tools)."""
 
 import json
 import threading

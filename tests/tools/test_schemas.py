@@ -1,4 +1,4 @@
-"""Input and output schemas derived from type hints (digest §4.1)."""
+"""Input and output schemas derived from type hints (MCP spec 2026-07-28, server/tools)."""
 
 from typing import Annotated, Any, Optional
 

@@ -177,7 +177,7 @@ def call(server: LiveServer, message: dict[str, Any], headers: Mapping[str, str]
 
 @dataclass
 class LegacySession:
-    """A 2025-11-25 session (digest §2.3): ``initialize`` once, then ``Mcp-Session-Id`` everywhere."""
+    """A 2025-11-25 session (MCP spec 2025-11-25, basic/transports#streamable-http): ``initialize`` once, then ``Mcp-Session-Id`` everywhere."""
 
     id: str
     capabilities: dict[str, Any]
@@ -216,13 +216,13 @@ class LegacySession:
         return call(server, self.message(method, params), self.headers())
 
     def open_get_stream(self, server: LiveServer) -> SSEStream:
-        """The standalone GET stream (digest §2.3); returns once the server has answered with SSE."""
+        """The standalone GET stream (MCP spec 2025-11-25, basic/transports#streamable-http); returns once the server has answered with SSE."""
         reply = request(server, "GET", headers={"Accept": SSE, **self.headers()})
         assert reply.status == 200 and reply.stream is not None, (reply.status, reply.body)
         return reply.stream
 
 
-# --- the 2024-11-05 HTTP+SSE transport (digest §2.2) -------------------------------------------
+# --- the 2024-11-05 HTTP+SSE transport (MCP spec 2024-11-05, basic/transports#http-with-sse) -------------------------------------------
 
 
 SSE_VERSION = "2024-11-05"
@@ -231,7 +231,7 @@ SSE_VERSION = "2024-11-05"
 @dataclass
 class SseSession:
     """
-    A 2024-11-05 HTTP+SSE session (digest §2.2): ``GET /sse`` holds the stream, whose first event
+    A 2024-11-05 HTTP+SSE session (MCP spec 2024-11-05, basic/transports#http-with-sse): ``GET /sse`` holds the stream, whose first event
     (``endpoint``) names the URL every client message is POSTed to; answers arrive on the stream.
     """
 

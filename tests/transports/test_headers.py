@@ -1,4 +1,4 @@
-"""The 2026-07-28 mirrored request headers (digest §2.4)."""
+"""The 2026-07-28 mirrored request headers (MCP spec 2026-07-28, basic/transports/streamable-http)."""
 
 import base64
 

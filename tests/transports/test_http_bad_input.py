@@ -7,8 +7,8 @@ HTTP status and the JSON-RPC error (code, and id: null when the request could no
 request's id otherwise), for both eras served at ``/mcp``:
 
 - legacy sessions (``initialize`` → ``Mcp-Session-Id``), at 2025-11-25 and, where the rules differ
-  (batches), at 2025-03-26 (digest §2.3);
-- stateless 2026-07-28 requests carrying ``params._meta`` and the mirrored headers (digest §2.4).
+  (batches), at 2025-03-26 (MCP spec 2025-11-25, basic/transports#streamable-http);
+- stateless 2026-07-28 requests carrying ``params._meta`` and the mirrored headers (MCP spec 2026-07-28, basic/transports/streamable-http).
 
 After bad requests the server must keep serving, so each group ends with a good request, and no
 response may take more than ``MAX_SECONDS`` (sockets time out after ``TIMEOUT`` seconds, so a hung
@@ -169,7 +169,7 @@ def modern_params(extra: Mapping[str, Any] | None = None, *, version: Any = MODE
 
 
 def modern_headers(method: str, name: str | bytes | None = None, *, version: str = MODERN) -> dict[str, Any]:
-    """The request-metadata headers of a 2026-07-28 POST (digest §2.4)."""
+    """The request-metadata headers of a 2026-07-28 POST (MCP spec 2026-07-28, basic/transports/streamable-http)."""
     headers: dict[str, Any] = {"MCP-Protocol-Version": version, "Mcp-Method": method}
     if name is not None:
         headers["Mcp-Name"] = name
@@ -254,7 +254,7 @@ class Era:
         return post(self.server, rpc(method, self.params(extra), request_id), self.headers(method, name))
 
     def error_status(self, modern_status: int) -> int:
-        """A JSON-RPC error's HTTP status: its own in 2026-07-28, 200 for legacy sessions (digest §2.4, §6)."""
+        """A JSON-RPC error's HTTP status: its own in 2026-07-28, 200 for legacy sessions (MCP spec 2026-07-28, basic/transports/streamable-http; MCP spec 2026-07-28, basic#error-codes)."""
         return modern_status if self.modern else 200
 
 
@@ -287,14 +287,14 @@ UNREADABLE = {
 
 @pytest.mark.parametrize("case", list(UNREADABLE))
 def test_unreadable_body_is_400_with_null_id(era: Era, case: str) -> None:
-    """Digest §1, §2.3, §6: unparsable JSON is 400/-32700, a non-object body 400/-32600, id null."""
+    """MCP spec basic#messages; 2025-11-25 basic/transports#streamable-http; basic#error-codes: unparsable JSON is 400/-32700, a non-object body 400/-32600, id null."""
     body, code = UNREADABLE[case]
     resp = post(era.server, body, era.headers("tools/call", "echo"))
     assert_error(resp, 400, code, None)
 
 
 def test_unreadable_bodies_leave_the_server_serving(live_server_mcp: Any) -> None:
-    """Digest §2.3: after a run of unreadable bodies the server still answers."""
+    """MCP spec 2025-11-25 basic/transports#streamable-http: after a run of unreadable bodies the server still answers."""
     for body, code in UNREADABLE.values():
         assert_error(post(live_server_mcp, body, modern_headers("tools/call", "echo")), 400, code, None)
     assert_serving(live_server_mcp)
@@ -327,7 +327,7 @@ ENVELOPES = {
 
 @pytest.mark.parametrize("case", list(ENVELOPES))
 def test_invalid_envelope_is_400_invalid_request(era: Era, case: str) -> None:
-    """Digest §1, §2.3, §2.4: a bad JSON-RPC envelope is 400/-32600; id null when the id is not valid."""
+    """MCP spec basic#messages; 2025-11-25 basic/transports#streamable-http; basic/transports/streamable-http: a bad JSON-RPC envelope is 400/-32600; id null when the id is not valid."""
     mutate, expected_id = ENVELOPES[case]
     good = rpc("tools/call", era.params({"name": "echo", "arguments": {"text": "hi"}}), 7)
     resp = post(era.server, mutate(good), era.headers("tools/call", "echo"))
@@ -335,7 +335,7 @@ def test_invalid_envelope_is_400_invalid_request(era: Era, case: str) -> None:
 
 
 def test_invalid_envelopes_leave_the_server_serving(legacy: Era) -> None:
-    """Digest §2.3: a session that sent bad envelopes still works, and so does the server."""
+    """MCP spec 2025-11-25 basic/transports#streamable-http: a session that sent bad envelopes still works, and so does the server."""
     for mutate, expected_id in ENVELOPES.values():
         good = rpc("tools/list", {}, 7)
         assert_error(post(legacy.server, mutate(good), legacy.headers("tools/list")), 400, INVALID_REQUEST,
@@ -361,7 +361,7 @@ BAD_MEDIA = {
 
 @pytest.mark.parametrize("case", list(BAD_MEDIA))
 def test_bad_content_type_or_accept(era: Era, case: str) -> None:
-    """Digest §2.3 (SDK convention): non-JSON Content-Type is 415; Accept without both types is 406."""
+    """MCP spec 2025-11-25 basic/transports#streamable-http (SDK convention): non-JSON Content-Type is 415; Accept without both types is 406."""
     override, status = BAD_MEDIA[case]
     message = rpc("tools/call", era.params({"name": "echo", "arguments": {"text": "hi"}}), 3)
     resp = post(era.server, message, {**era.headers("tools/call", "echo"), **override})
@@ -378,7 +378,7 @@ def test_bad_content_type_or_accept(era: Era, case: str) -> None:
     {"Accept": "application/json;q=0.9, text/event-stream;q=1.0"},
 ], ids=["charset", "content-type-case", "accept-order", "accept-q"])
 def test_equivalent_media_types_are_accepted(era: Era, override: dict[str, str]) -> None:
-    """Digest §2.3: media-type parameters, case and order do not change the meaning."""
+    """MCP spec 2025-11-25 basic/transports#streamable-http: media-type parameters, case and order do not change the meaning."""
     message = rpc("tools/call", era.params({"name": "echo", "arguments": {"text": "ok"}}), 4)
     status, _, body = post(era.server, message, {**era.headers("tools/call", "echo"), **override})
     assert status == 200, body
@@ -389,7 +389,7 @@ def test_equivalent_media_types_are_accepted(era: Era, override: dict[str, str])
 
 
 def test_legacy_request_without_session_id_is_400(legacy: Era) -> None:
-    """Digest §2.3: a server requiring sessions answers a non-initialize request without one with 400."""
+    """MCP spec 2025-11-25 basic/transports#streamable-http: a server requiring sessions answers a non-initialize request without one with 400."""
     headers = {k: v for k, v in legacy.headers("tools/list").items() if k != "Mcp-Session-Id"}
     resp = post(legacy.server, rpc("tools/list", {}, 11), headers)
     assert_error(resp, 400, INVALID_REQUEST, 11)
@@ -398,14 +398,14 @@ def test_legacy_request_without_session_id_is_400(legacy: Era) -> None:
 
 @pytest.mark.parametrize("session_id", ["0" * 32, "not-a-session", "x" * 300])
 def test_legacy_unknown_session_is_404(legacy: Era, session_id: str) -> None:
-    """Digest §2.3: a session id the server does not know (or has ended) gets 404."""
+    """MCP spec 2025-11-25 basic/transports#streamable-http: a session id the server does not know (or has ended) gets 404."""
     headers = {**legacy.headers("tools/list"), "Mcp-Session-Id": session_id}
     resp = post(legacy.server, rpc("tools/list", {}, 12), headers)
     assert_error(resp, 404, INVALID_REQUEST, 12)
 
 
 def test_legacy_deleted_session_is_404(legacy: Era) -> None:
-    """Digest §2.3: after DELETE ends a session, every request naming it gets 404."""
+    """MCP spec 2025-11-25 basic/transports#streamable-http: after DELETE ends a session, every request naming it gets 404."""
     server, headers = legacy.server, legacy.headers("tools/list")
     status, _, _ = request(server, "DELETE", headers={"Mcp-Session-Id": legacy.session_id})
     assert status == 200
@@ -424,7 +424,7 @@ def test_legacy_deleted_session_is_404(legacy: Era) -> None:
 
 
 def test_legacy_get_stream_bad_input(legacy: Era) -> None:
-    """Digest §2.3: GET needs ``Accept: text/event-stream`` (else 406) and a live session (else 404)."""
+    """MCP spec 2025-11-25 basic/transports#streamable-http: GET needs ``Accept: text/event-stream`` (else 406) and a live session (else 404)."""
     server = legacy.server
     resp = request(server, "GET", headers={"Mcp-Session-Id": legacy.session_id, "Accept": "application/json"})
     assert_error(resp, 406, INVALID_REQUEST, None)
@@ -445,7 +445,7 @@ INITIALIZE = rpc("initialize", {"protocolVersion": "2025-11-25", "capabilities":
 ], ids=["jsonrpc-1.0", "id-null", "notification", "params-list"])
 def test_invalid_initialize_is_400_and_mints_no_session(live_server_mcp: Any, message: dict[str, Any],
                                                         request_id: Any) -> None:
-    """Digest §2.3, §3.1: an ``initialize`` that is not a valid request is 400/-32600 and starts no session."""
+    """MCP spec 2025-11-25 basic/transports#streamable-http; 2025-11-25 basic/lifecycle: an ``initialize`` that is not a valid request is 400/-32600 and starts no session."""
     resp = post(live_server_mcp, message)
     assert_error(resp, 400, INVALID_REQUEST, request_id)
     assert "mcp-session-id" not in resp.headers
@@ -455,7 +455,7 @@ def test_invalid_initialize_is_400_and_mints_no_session(live_server_mcp: Any, me
     None, {}, {"protocolVersion": 20251125, "capabilities": {}, "clientInfo": CLIENT_INFO},
 ], ids=["no-params", "empty-params", "version-number"])
 def test_initialize_without_usable_version_mints_no_session(live_server_mcp: Any, params: Any) -> None:
-    """Digest §3.1: ``initialize`` needs a ``protocolVersion`` string: -32602, and no session is started."""
+    """MCP spec 2025-11-25 basic/lifecycle: ``initialize`` needs a ``protocolVersion`` string: -32602, and no session is started."""
     resp = post(live_server_mcp, rpc("initialize", params, 20))
     assert resp.status in (200, 400), resp
     assert_error(resp, resp.status, INVALID_PARAMS, 20)
@@ -465,7 +465,7 @@ def test_initialize_without_usable_version_mints_no_session(live_server_mcp: Any
 
 @pytest.mark.parametrize("header", ["2099-01-01", "garbage", "", "2024-13-45"])
 def test_legacy_unknown_protocol_version_header_is_400(legacy: Era, header: str) -> None:
-    """Digest §2.3: an invalid or unsupported MCP-Protocol-Version on a session is 400."""
+    """MCP spec 2025-11-25 basic/transports#streamable-http: an invalid or unsupported MCP-Protocol-Version on a session is 400."""
     headers = {**legacy.headers("tools/list"), "MCP-Protocol-Version": header}
     resp = post(legacy.server, rpc("tools/list", {}, 16), headers)
     assert_error(resp, 400, INVALID_REQUEST, 16)
@@ -474,7 +474,7 @@ def test_legacy_unknown_protocol_version_header_is_400(legacy: Era, header: str)
 
 
 def test_batch_on_2025_11_25_session_is_400(live_server_mcp: Any) -> None:
-    """Digest §1, §3.3: batches were removed after 2025-03-26; an array is 400 (-32600)."""
+    """MCP spec basic#messages; basic/versioning#backward-compatibility: batches were removed after 2025-03-26; an array is 400 (-32600)."""
     era = Era(live_server_mcp, "2025-11-25")
     batch = [rpc("ping", None, 21), rpc("tools/list", {}, 22)]
     assert_error(post(live_server_mcp, batch, era.headers("ping")), 400, INVALID_REQUEST, None)
@@ -483,7 +483,7 @@ def test_batch_on_2025_11_25_session_is_400(live_server_mcp: Any) -> None:
 
 
 def test_batch_on_2025_03_26_session_is_answered(live_server_mcp: Any) -> None:
-    """Digest §1, §2.3: a 2025-03-26 server MUST accept batches; answered with an array of responses."""
+    """MCP spec basic#messages; 2025-11-25 basic/transports#streamable-http: a 2025-03-26 server MUST accept batches; answered with an array of responses."""
     era = Era(live_server_mcp, "2025-03-26")
     batch = [
         rpc("ping", None, 31),
@@ -503,7 +503,7 @@ def test_batch_on_2025_03_26_session_is_answered(live_server_mcp: Any) -> None:
 
 
 def test_batch_on_2025_03_26_session_with_bad_members(live_server_mcp: Any) -> None:
-    """Digest §1: invalid members and an ``initialize`` inside a batch get their own error responses."""
+    """MCP spec basic#messages: invalid members and an ``initialize`` inside a batch get their own error responses."""
     era = Era(live_server_mcp, "2025-03-26")
     batch = [
         42,
@@ -521,7 +521,7 @@ def test_batch_on_2025_03_26_session_with_bad_members(live_server_mcp: Any) -> N
 
 
 def test_batch_on_2025_03_26_session_edge_cases(live_server_mcp: Any) -> None:
-    """Digest §2.3: a batch of notifications only is 202 with no body; an empty batch is 400."""
+    """MCP spec 2025-11-25 basic/transports#streamable-http: a batch of notifications only is 202 with no body; an empty batch is 400."""
     era = Era(live_server_mcp, "2025-03-26")
     notes = [{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "t", "progress": 1}}]
     status, _, body = post(live_server_mcp, notes, era.headers("ping"))
@@ -531,7 +531,7 @@ def test_batch_on_2025_03_26_session_edge_cases(live_server_mcp: Any) -> None:
 
 
 def test_batch_without_session_or_in_2026_is_400(live_server_mcp: Any) -> None:
-    """Digest §3.3: a JSON array is only valid on a 2025-03-26 session; anywhere else it is 400."""
+    """MCP spec basic/versioning#backward-compatibility: a JSON array is only valid on a 2025-03-26 session; anywhere else it is 400."""
     batch = [echo_call(51), echo_call(52)]
     assert_error(post(live_server_mcp, batch, modern_headers("tools/call", "echo")), 400, INVALID_REQUEST, None)
     assert_error(post(live_server_mcp, batch), 400, INVALID_REQUEST, None)
@@ -539,7 +539,7 @@ def test_batch_without_session_or_in_2026_is_400(live_server_mcp: Any) -> None:
 
 
 def test_legacy_errors_are_http_200(legacy: Era) -> None:
-    """Digest §2.4 table note, §6: in a legacy session a JSON-RPC error is an ordinary 200 response."""
+    """MCP spec basic/transports/streamable-http table note; basic#error-codes: in a legacy session a JSON-RPC error is an ordinary 200 response."""
     assert_error(legacy.call("tools/explode", {}, request_id=61), 200, METHOD_NOT_FOUND, 61)
     assert_error(legacy.call("server/discover", {}, request_id=62), 200, METHOD_NOT_FOUND, 62)
     status, _, body = legacy.call("ping", request_id=63)
@@ -556,14 +556,14 @@ def test_legacy_errors_are_http_200(legacy: Era) -> None:
     modern_params({"name": "echo", "arguments": {"text": "hi"}}, drop=("protocolVersion",)),
 ], ids=["no-meta", "meta-string", "meta-empty", "no-protocol-version"])
 def test_modern_missing_meta_is_400_invalid_params(live_server_mcp: Any, params: dict[str, Any]) -> None:
-    """Digest §1, §2.4: a missing required ``_meta`` field is 400 with -32602."""
+    """MCP spec basic#messages; basic/transports/streamable-http: a missing required ``_meta`` field is 400 with -32602."""
     resp = post(live_server_mcp, rpc("tools/call", params, 71), modern_headers("tools/call", "echo"))
     assert_error(resp, 400, INVALID_PARAMS, 71)
 
 
 @pytest.mark.parametrize("capabilities", ["missing", None, [], "all"])
 def test_modern_missing_client_capabilities_is_400_invalid_params(live_server_mcp: Any, capabilities: Any) -> None:
-    """Digest §1, §2.4: ``clientCapabilities`` is required (an object; ``{}`` means none): else 400/-32602."""
+    """MCP spec basic#messages; basic/transports/streamable-http: ``clientCapabilities`` is required (an object; ``{}`` means none): else 400/-32602."""
     params = modern_params({"name": "echo", "arguments": {"text": "hi"}}, drop=("clientCapabilities",))
     if capabilities != "missing":
         params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities
@@ -574,7 +574,7 @@ def test_modern_missing_client_capabilities_is_400_invalid_params(live_server_mc
 
 @pytest.mark.parametrize("version", ["2099-01-01", "1900-01-01", "latest"])
 def test_modern_unsupported_version_is_400_with_supported_list(live_server_mcp: Any, version: str) -> None:
-    """Digest §2.4, §3.2, §6: an unsupported ``_meta`` version is 400/-32022 with data.supported/requested."""
+    """MCP spec basic/transports/streamable-http; basic/versioning; basic#error-codes: an unsupported ``_meta`` version is 400/-32022 with data.supported/requested."""
     params = modern_params({"name": "echo", "arguments": {"text": "hi"}}, version=version)
     resp = post(live_server_mcp, rpc("tools/call", params, 73), modern_headers("tools/call", "echo", version=version))
     error = assert_error(resp, 400, UNSUPPORTED_PROTOCOL_VERSION, 73)
@@ -585,7 +585,7 @@ def test_modern_unsupported_version_is_400_with_supported_list(live_server_mcp: 
 
 
 def test_modern_unsupported_version_on_discover(live_server_mcp: Any) -> None:
-    """Digest §2.1, §3.2: a dual-era client probes with ``server/discover``; an unknown version gets -32022."""
+    """MCP spec basic/transports/stdio; basic/versioning: a dual-era client probes with ``server/discover``; an unknown version gets -32022."""
     params = modern_params(version="2099-01-01")
     resp = post(live_server_mcp, rpc("server/discover", params, 74),
                 modern_headers("server/discover", version="2099-01-01"))
@@ -621,14 +621,14 @@ HEADER_CASES = {
 
 @pytest.mark.parametrize("case", list(HEADER_CASES))
 def test_modern_header_mismatch_is_400(live_server_mcp: Any, case: str) -> None:
-    """Digest §2.4: a missing, malformed or mismatched MCP-Protocol-Version/Mcp-Method/Mcp-Name is 400/-32020."""
+    """MCP spec basic/transports/streamable-http: a missing, malformed or mismatched MCP-Protocol-Version/Mcp-Method/Mcp-Name is 400/-32020."""
     headers = {**modern_headers("tools/call", "echo"), **HEADER_CASES[case]}
     resp = post(live_server_mcp, echo_call(81), headers)
     assert_error(resp, 400, HEADER_MISMATCH, 81)
 
 
 def test_modern_header_mismatches_leave_the_server_serving(live_server_mcp: Any) -> None:
-    """Digest §2.4: refused header mismatches do not disturb later requests."""
+    """MCP spec basic/transports/streamable-http: refused header mismatches do not disturb later requests."""
     for override in HEADER_CASES.values():
         resp = post(live_server_mcp, echo_call(82), {**modern_headers("tools/call", "echo"), **override})
         assert_error(resp, 400, HEADER_MISMATCH, 82)
@@ -643,7 +643,7 @@ def test_modern_header_mismatches_leave_the_server_serving(live_server_mcp: Any)
 ], ids=["read-mismatch", "read-missing", "prompt-mismatch", "prompt-missing"])
 def test_modern_mcp_name_for_resources_and_prompts(live_server_mcp: Any, method: str, extra: dict[str, Any],
                                                    name: str | None) -> None:
-    """Digest §2.4: Mcp-Name mirrors ``params.uri`` (resources/read) and ``params.name`` (prompts/get)."""
+    """MCP spec basic/transports/streamable-http: Mcp-Name mirrors ``params.uri`` (resources/read) and ``params.name`` (prompts/get)."""
     resp = post(live_server_mcp, rpc(method, modern_params(extra), 83), modern_headers(method, name))
     assert_error(resp, 400, HEADER_MISMATCH, 83)
 
@@ -655,14 +655,14 @@ def test_modern_mcp_name_for_resources_and_prompts(live_server_mcp: Any, method:
 ], ids=["tool", "resource", "prompt"])
 def test_modern_base64_mcp_name_is_accepted(live_server_mcp: Any, method: str, extra: dict[str, Any],
                                             name: str) -> None:
-    """Digest §2.4: ``=?base64?…?=`` values are decoded before comparing; the right name is accepted."""
+    """MCP spec basic/transports/streamable-http: ``=?base64?…?=`` values are decoded before comparing; the right name is accepted."""
     status, _, body = post(live_server_mcp, rpc(method, modern_params(extra), 84), modern_headers(method, name))
     assert status == 200, body
     assert body["id"] == 84 and body["result"]["resultType"] == "complete"
 
 
 def test_modern_header_names_are_case_insensitive(live_server_mcp: Any) -> None:
-    """Digest §2.4, §8.10: header names are case-insensitive (values are not)."""
+    """MCP spec basic/transports/streamable-http: header names are case-insensitive (values are not)."""
     headers = {"mcp-protocol-version": MODERN, "MCP-METHOD": "tools/call", "mcp-NAME": "echo"}
     status, _, body = post(live_server_mcp, echo_call(85, "case"), headers)
     assert status == 200, body
@@ -676,7 +676,7 @@ def test_modern_header_names_are_case_insensitive(live_server_mcp: Any) -> None:
 ], ids=["method", "name", "protocol-version"])
 def test_modern_conflicting_duplicate_headers_are_400(live_server_mcp: Any, name: str, first: str, last: str) -> None:
     """
-    Digest §2.4, §7: mirrored headers exist so intermediaries and the server cannot disagree; two
+    MCP spec basic/transports/streamable-http; security best practices: mirrored headers exist so intermediaries and the server cannot disagree; two
     field lines with different values (one of them not matching the body) are a mismatch: 400/-32020.
     """
     data = raw_post(live_server_mcp, json.dumps(echo_call(86)).encode(), modern_headers("tools/call", "echo"))
@@ -689,7 +689,7 @@ def test_modern_conflicting_duplicate_headers_are_400(live_server_mcp: Any, name
 
 @pytest.mark.parametrize("level", ["loud", "DEBUG", 3])
 def test_modern_unknown_log_level_is_400(live_server_mcp: Any, level: Any) -> None:
-    """Digest §4.5: an unknown ``_meta`` logLevel SHOULD be rejected with -32602 (HTTP 400)."""
+    """MCP spec server/utilities/logging: an unknown ``_meta`` logLevel SHOULD be rejected with -32602 (HTTP 400)."""
     params = modern_params({"name": "echo", "arguments": {"text": "hi"}})
     params["_meta"]["io.modelcontextprotocol/logLevel"] = level
     resp = post(live_server_mcp, rpc("tools/call", params, 87), modern_headers("tools/call", "echo"))
@@ -710,13 +710,13 @@ def test_modern_unknown_log_level_is_400(live_server_mcp: Any, level: Any) -> No
 ], ids=["ping", "logging-setLevel", "resources-subscribe", "resources-unsubscribe", "tasks-list", "unknown",
         "initialized-as-request"])
 def test_modern_removed_or_unknown_method_is_404(live_server_mcp: Any, method: str, extra: Any) -> None:
-    """Digest §2.4, §4.15, §6: methods 2026-07-28 removed or never had are 404 with -32601."""
+    """MCP spec basic/transports/streamable-http; basic#meta; basic#error-codes: methods 2026-07-28 removed or never had are 404 with -32601."""
     resp = post(live_server_mcp, rpc(method, modern_params(extra), 91), modern_headers(method))
     assert_error(resp, 404, METHOD_NOT_FOUND, 91)
 
 
 def test_modern_removed_methods_leave_the_server_serving(live_server_mcp: Any) -> None:
-    """Digest §4.10: ``ping`` without ``_meta`` and 2026 headers is still refused; the server keeps serving."""
+    """MCP spec 2025-11-25 basic/utilities/ping: ``ping`` without ``_meta`` and 2026 headers is still refused; the server keeps serving."""
     resp = post(live_server_mcp, rpc("ping", None, 92), modern_headers("ping"))
     # No _meta: the missing envelope is what is wrong (400/-32602), whatever the method.
     assert_error(resp, 400, INVALID_PARAMS, 92)
@@ -729,14 +729,14 @@ def test_modern_removed_methods_leave_the_server_serving(live_server_mcp: Any) -
     {"jsonrpc": "2.0", "id": 93, "error": {"code": -32603, "message": "boom"}},
 ], ids=["result", "result-with-meta", "error"])
 def test_modern_response_object_is_400(live_server_mcp: Any, message: dict[str, Any]) -> None:
-    """Digest §2.4, §3.3: 2026-07-28 clients MUST NOT POST responses; one is refused with 400 (-32600)."""
+    """MCP spec basic/transports/streamable-http; basic/versioning#backward-compatibility: 2026-07-28 clients MUST NOT POST responses; one is refused with 400 (-32600)."""
     resp = post(live_server_mcp, message, {"MCP-Protocol-Version": MODERN})
     assert_error(resp, 400, INVALID_REQUEST, 93)
     assert_serving(live_server_mcp)
 
 
 def test_modern_get_without_session_is_405(live_server_mcp: Any) -> None:
-    """Digest §2.4, §3.3, §4.15: no GET stream in 2026-07-28 (nor without a session): 405."""
+    """MCP spec basic/transports/streamable-http; basic/versioning#backward-compatibility; basic#meta: no GET stream in 2026-07-28 (nor without a session): 405."""
     resp = request(live_server_mcp, "GET", headers={"Accept": "text/event-stream", "MCP-Protocol-Version": MODERN})
     assert resp.status == 405, resp
     resp = request(live_server_mcp, "GET", headers={"Accept": "text/event-stream"})
@@ -745,14 +745,14 @@ def test_modern_get_without_session_is_405(live_server_mcp: Any) -> None:
 
 
 def test_modern_delete_without_session_is_405(live_server_mcp: Any) -> None:
-    """Digest §3.3 (DELETE without ``Mcp-Session-Id`` ⇒ 405), §4.15."""
+    """MCP spec basic/versioning#backward-compatibility (DELETE without ``Mcp-Session-Id`` ⇒ 405); basic#meta."""
     resp = request(live_server_mcp, "DELETE", headers={"MCP-Protocol-Version": MODERN})
     assert resp.status == 405, resp
 
 
 @pytest.mark.parametrize("method", ["PUT", "PATCH", "HEAD"])
 def test_other_http_methods_are_405(live_server_mcp: Any, method: str) -> None:
-    """Digest §2.3 (SDK convention): methods other than GET, POST, DELETE are 405 with ``Allow``."""
+    """MCP spec 2025-11-25 basic/transports#streamable-http (SDK convention): methods other than GET, POST, DELETE are 405 with ``Allow``."""
     resp = request(live_server_mcp, method, headers={"Accept": ACCEPT_BOTH})
     assert resp.status == 405, resp
     assert {m.strip() for m in resp.headers["allow"].split(",")} >= {"GET", "POST"}
@@ -760,7 +760,7 @@ def test_other_http_methods_are_405(live_server_mcp: Any, method: str) -> None:
 
 
 def test_modern_ignores_foreign_session_id(live_server_mcp: Any) -> None:
-    """Digest §2.4: an old client's ``Mcp-Session-Id`` on a 2026-07-28 request is ignored, never echoed."""
+    """MCP spec basic/transports/streamable-http: an old client's ``Mcp-Session-Id`` on a 2026-07-28 request is ignored, never echoed."""
     headers = {**modern_headers("tools/call", "echo"), "Mcp-Session-Id": "no-such-session"}
     status, resp_headers, body = post(live_server_mcp, echo_call(94, "ignored"), headers)
     assert status == 200, body
@@ -779,7 +779,7 @@ def _padded(message: dict[str, Any], size: int) -> bytes:
 
 
 def test_body_over_limit_is_413(live_server_mcp: Any) -> None:
-    """Digest §7 (bounded resources): a ~5 MB body is refused with 413 promptly; the server keeps serving."""
+    """MCP spec security best practices (bounded resources): a ~5 MB body is refused with 413 promptly; the server keeps serving."""
     body = json.dumps(echo_call(101, "x" * 5_000_000)).encode()
     resp = raw_exchange(live_server_mcp, raw_post(live_server_mcp, body, modern_headers("tools/call", "echo")))
     assert_error(resp, 413, INVALID_REQUEST, None)
@@ -787,7 +787,7 @@ def test_body_over_limit_is_413(live_server_mcp: Any) -> None:
 
 
 def test_body_over_limit_with_http_client_is_413(live_server_mcp: Any) -> None:
-    """Digest §7: the same through ``http.client`` on a 2025-11-25 session (the connection is not hung)."""
+    """MCP spec security best practices: the same through ``http.client`` on a 2025-11-25 session (the connection is not hung)."""
     era = Era(live_server_mcp, "2025-11-25")
     body = rpc("tools/call", {"name": "echo", "arguments": {"text": "y" * 5_000_000}}, 102)
     assert_error(post(live_server_mcp, body, era.headers("tools/call")), 413, INVALID_REQUEST, None)
@@ -796,7 +796,7 @@ def test_body_over_limit_with_http_client_is_413(live_server_mcp: Any) -> None:
 
 
 def test_chunked_body_over_limit_is_413(live_server_mcp: Any) -> None:
-    """Digest §7: a chunked body (no Content-Length) over the limit is refused with 413 too."""
+    """MCP spec security best practices: a chunked body (no Content-Length) over the limit is refused with 413 too."""
     body = json.dumps(echo_call(104, "z" * 5_000_000)).encode()
     data = raw_post(live_server_mcp, body, modern_headers("tools/call", "echo"), chunked=True)
     assert_error(raw_exchange(live_server_mcp, data), 413, INVALID_REQUEST, None)
@@ -804,7 +804,7 @@ def test_chunked_body_over_limit_is_413(live_server_mcp: Any) -> None:
 
 
 def test_content_length_just_over_limit_is_413_and_at_limit_is_served(live_server_mcp: Any) -> None:
-    """Digest §7: Content-Length of limit+1 bytes is 413; a body of exactly the limit is served."""
+    """MCP spec security best practices: Content-Length of limit+1 bytes is 413; a body of exactly the limit is served."""
     headers = modern_headers("tools/call", "echo")
     over = _padded(echo_call(105, "over"), LIMIT + 1)
     assert_error(raw_exchange(live_server_mcp, raw_post(live_server_mcp, over, headers)), 413, INVALID_REQUEST, None)
@@ -817,7 +817,7 @@ def test_content_length_just_over_limit_is_413_and_at_limit_is_served(live_serve
 @pytest.mark.xfail(strict=True, reason="LIMITATION of daphne: a Content-Length over the limit is not refused until the whole body "
                                        "has arrived (daphne buffers it before the app runs); the client hangs")
 def test_content_length_header_over_limit_is_refused_before_the_body(live_server_mcp: Any) -> None:
-    """Digest §7: a declared Content-Length over the limit can be refused (413) without reading the body."""
+    """MCP spec security best practices: a declared Content-Length over the limit can be refused (413) without reading the body."""
     head = raw_post(live_server_mcp, b"", {**modern_headers("tools/call", "echo"), "Content-Length": str(50 * LIMIT)})
     try:
         resp = raw_exchange(live_server_mcp, head, timeout=3)
@@ -831,7 +831,7 @@ def test_content_length_header_over_limit_is_refused_before_the_body(live_server
 
 @pytest.mark.parametrize("host", ["evil.example.com", "evil.example.com:{port}", "127.0.0.1.evil.example.com:{port}"])
 def test_foreign_host_is_refused(era: Era, host: str) -> None:
-    """Digest §7 (SDK convention): DNS-rebinding protection checks Host; a foreign Host is 4xx (here 421)."""
+    """MCP spec security best practices (SDK convention): DNS-rebinding protection checks Host; a foreign Host is 4xx (here 421)."""
     message = rpc("tools/call", era.params({"name": "echo", "arguments": {"text": "hi"}}), 111)
     headers = {**era.headers("tools/call", "echo"), "Host": host.format(port=era.server.port)}
     resp = post(era.server, message, headers)
@@ -843,21 +843,21 @@ def test_foreign_host_is_refused(era: Era, host: str) -> None:
 @pytest.mark.parametrize("origin", ["http://evil.example.com", "https://evil.example.com:{port}",
                                     "http://127.0.0.1.evil.example.com:{port}", "null", "file://", "evil"])
 def test_foreign_origin_is_403(era: Era, origin: str) -> None:
-    """Digest §2.3, §2.4, §7: a present but invalid Origin is 403 (body: JSON-RPC error without id)."""
+    """MCP spec 2025-11-25 basic/transports#streamable-http; basic/transports/streamable-http; security best practices: a present but invalid Origin is 403 (body: JSON-RPC error without id)."""
     message = rpc("tools/call", era.params({"name": "echo", "arguments": {"text": "hi"}}), 112)
     headers = {**era.headers("tools/call", "echo"), "Origin": origin.format(port=era.server.port)}
     assert_error(post(era.server, message, headers), 403, INVALID_REQUEST, None)
 
 
 def test_missing_host_is_refused(live_server_mcp: Any) -> None:
-    """Digest §7: a request naming no host at all cannot be checked against the allowed hosts: 421."""
+    """MCP spec security best practices: a request naming no host at all cannot be checked against the allowed hosts: 421."""
     data = raw_post(live_server_mcp, json.dumps(echo_call(117)).encode(),
                     {**modern_headers("tools/call", "echo"), "Host": None})
     assert_error(raw_exchange(live_server_mcp, data), 421, INVALID_REQUEST, None)
 
 
 def test_foreign_origin_on_initialize_mints_no_session(live_server_mcp: Any) -> None:
-    """Digest §2.3, §7: a refused ``initialize`` (bad Origin) creates no session."""
+    """MCP spec 2025-11-25 basic/transports#streamable-http; security best practices: a refused ``initialize`` (bad Origin) creates no session."""
     params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT_INFO}
     resp = post(live_server_mcp, rpc("initialize", params, 113), {"Origin": "http://evil.example.com"})
     assert_error(resp, 403, INVALID_REQUEST, None)
@@ -865,7 +865,7 @@ def test_foreign_origin_on_initialize_mints_no_session(live_server_mcp: Any) -> 
 
 
 def test_foreign_origin_on_get_and_delete_is_403(legacy: Era) -> None:
-    """Digest §2.3, §7: Origin is checked on every request, GET and DELETE included; the session survives."""
+    """MCP spec 2025-11-25 basic/transports#streamable-http; security best practices: Origin is checked on every request, GET and DELETE included; the session survives."""
     server, sid = legacy.server, legacy.session_id
     evil = {"Origin": "http://evil.example.com", "Mcp-Session-Id": sid}
     assert request(server, "GET", headers={**evil, "Accept": "text/event-stream"}).status == 403
@@ -877,7 +877,7 @@ def test_foreign_origin_on_get_and_delete_is_403(legacy: Era) -> None:
 
 @pytest.mark.parametrize("origin", ["http://127.0.0.1:{port}", "http://localhost:{port}"])
 def test_own_origin_is_accepted(era: Era, origin: str) -> None:
-    """Digest §7: the server's own origins (127.0.0.1 and localhost) are accepted."""
+    """MCP spec security best practices: the server's own origins (127.0.0.1 and localhost) are accepted."""
     message = rpc("tools/call", era.params({"name": "echo", "arguments": {"text": "mine"}}), 115)
     headers = {**era.headers("tools/call", "echo"), "Origin": origin.format(port=era.server.port)}
     status, _, body = post(era.server, message, headers)
@@ -886,7 +886,7 @@ def test_own_origin_is_accepted(era: Era, origin: str) -> None:
 
 
 def test_foreign_host_and_origin_leave_the_server_serving(live_server_mcp: Any) -> None:
-    """Digest §7: after refused hosts and origins the server keeps serving."""
+    """MCP spec security best practices: after refused hosts and origins the server keeps serving."""
     for override, status in (({"Host": "evil.example.com"}, 421), ({"Origin": "http://evil.example.com"}, 403)):
         resp = post(live_server_mcp, echo_call(116), {**modern_headers("tools/call", "echo"), **override})
         assert resp.status == status
@@ -897,7 +897,7 @@ def test_foreign_host_and_origin_leave_the_server_serving(live_server_mcp: Any) 
 
 
 def test_unknown_tool(era: Era) -> None:
-    """Digest §4.1, §6: an unknown tool is -32602 (HTTP 400 in 2026-07-28, 200 in a legacy session)."""
+    """MCP spec server/tools; basic#error-codes: an unknown tool is -32602 (HTTP 400 in 2026-07-28, 200 in a legacy session)."""
     resp = era.call("tools/call", {"name": "no_such_tool", "arguments": {}}, name="no_such_tool", request_id=121)
     assert_error(resp, era.error_status(400), INVALID_PARAMS, 121)
     assert_serving(era.server)
@@ -905,7 +905,7 @@ def test_unknown_tool(era: Era) -> None:
 
 @pytest.mark.parametrize("uri", ["memo://nothing", "memo://items/1/extra", "file:///etc/passwd"])
 def test_unknown_resource(era: Era, uri: str) -> None:
-    """Digest §4.2, §6: unknown URI is -32602 + data.uri (HTTP 400) in 2026-07-28, -32002 in legacy sessions."""
+    """MCP spec server/resources; basic#error-codes: unknown URI is -32602 + data.uri (HTTP 400) in 2026-07-28, -32002 in legacy sessions."""
     resp = era.call("resources/read", {"uri": uri}, name=uri, request_id=122)
     code = INVALID_PARAMS if era.modern else RESOURCE_NOT_FOUND_LEGACY
     error = assert_error(resp, era.error_status(400), code, 122)
@@ -913,7 +913,7 @@ def test_unknown_resource(era: Era, uri: str) -> None:
 
 
 def test_unknown_prompt(era: Era) -> None:
-    """Digest §4.3: an unknown prompt is -32602 (HTTP 400 in 2026-07-28, 200 in a legacy session)."""
+    """MCP spec server/prompts: an unknown prompt is -32602 (HTTP 400 in 2026-07-28, 200 in a legacy session)."""
     resp = era.call("prompts/get", {"name": "no_such_prompt"}, name="no_such_prompt", request_id=123)
     assert_error(resp, era.error_status(400), INVALID_PARAMS, 123)
 
@@ -921,13 +921,13 @@ def test_unknown_prompt(era: Era) -> None:
 @pytest.mark.parametrize("method", ["tools/list", "resources/list", "resources/templates/list", "prompts/list"])
 @pytest.mark.parametrize("cursor", ["not-a-cursor!", "eyJvIjotMX0", "e30"], ids=["garbage", "negative", "no-offset"])
 def test_invalid_cursor(era: Era, method: str, cursor: str) -> None:
-    """Digest §4.6: a cursor the server did not mint is -32602 (HTTP 400 in 2026-07-28, 200 legacy)."""
+    """MCP spec server/utilities/pagination: a cursor the server did not mint is -32602 (HTTP 400 in 2026-07-28, 200 legacy)."""
     resp = era.call(method, {"cursor": cursor}, request_id=124)
     assert_error(resp, era.error_status(400), INVALID_PARAMS, 124)
 
 
 def test_unknown_names_leave_the_server_serving(live_server_mcp: Any) -> None:
-    """Digest §6: JSON-RPC errors for unknown names are ordinary answers; the server keeps serving."""
+    """MCP spec basic#error-codes: JSON-RPC errors for unknown names are ordinary answers; the server keeps serving."""
     for version in ERAS:
         era = Era(live_server_mcp, version)
         era.call("tools/call", {"name": "nope"}, name="nope", request_id=125)
@@ -969,7 +969,7 @@ def _lone_surrogate_cases(server: Any) -> dict[str, tuple[bytes, dict[str, Any]]
                                   "legacy-bad-envelope-id"])
 def test_lone_surrogate_escape_gets_a_json_answer(live_server_mcp: Any, case: str) -> None:
     """
-    Digest §1 (UTF-8 JSON-RPC), §2.3: ``"\\ud800"`` is grammatical JSON but no Unicode text; whatever
+    MCP spec basic#messages (UTF-8 JSON-RPC); 2025-11-25 basic/transports#streamable-http: ``"\\ud800"`` is grammatical JSON but no Unicode text; whatever
     the server makes of it (serve it, or refuse it with 400), it must answer with JSON, promptly.
     """
     body, headers = _lone_surrogate_cases(live_server_mcp)[case]
@@ -986,14 +986,14 @@ def test_lone_surrogate_escape_gets_a_json_answer(live_server_mcp: Any, case: st
 
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
 def test_non_json_number_literals_are_parse_errors(era: Era, literal: str) -> None:
-    """Digest §1, §6: the body must be JSON; ``NaN``/``Infinity`` are not, so the body is 400/-32700."""
+    """MCP spec basic#messages; basic#error-codes: the body must be JSON; ``NaN``/``Infinity`` are not, so the body is 400/-32700."""
     message = rpc("tools/call", era.params({"name": "echo", "arguments": {"text": "hi", "times": "N"}}), 143)
     resp = post(era.server, _with_raw(message, "N", literal), era.headers("tools/call", "echo"))
     assert_error(resp, 400, PARSE_ERROR, None)
 
 
 def test_deeply_nested_json_is_a_parse_error(era: Era) -> None:
-    """Digest §1, §7: nesting beyond what the parser handles is refused as 400/-32700, not a crash."""
+    """MCP spec basic#messages; security best practices: nesting beyond what the parser handles is refused as 400/-32700, not a crash."""
     resp = post(era.server, b"[" * 100_000 + b"]" * 100_000, era.headers("tools/call", "echo"))
     assert_error(resp, 400, PARSE_ERROR, None)
     assert_serving(era.server)
@@ -1003,7 +1003,7 @@ def test_deeply_nested_json_is_a_parse_error(era: Era) -> None:
 
 
 def test_keep_alive_connection_survives_bad_requests(live_server_mcp: Any) -> None:
-    """Digest §2.3: an error answer does not poison a kept-alive connection; the next request on it is served."""
+    """MCP spec 2025-11-25 basic/transports#streamable-http: an error answer does not poison a kept-alive connection; the next request on it is served."""
     conn = http.client.HTTPConnection(live_server_mcp.host, live_server_mcp.port, timeout=TIMEOUT)
     try:
         headers = modern_headers("tools/call", "echo")

@@ -1,7 +1,7 @@
 """
 The Streamable HTTP consumer in process, through Channels' ``HttpCommunicator``: a legacy
 handshake, 2026-07-28 JSON answers, SSE when a tool reports progress, and the HTTP-level refusals
-(digest §2.3, §2.4).
+(MCP spec 2025-11-25, basic/transports#streamable-http; MCP spec 2026-07-28, basic/transports/streamable-http).
 """
 
 import asyncio

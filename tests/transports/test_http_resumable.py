@@ -1,5 +1,5 @@
 """
-Resumable POST streams of legacy sessions (digest §2.3; 2025-11-25 polling, SEP-1699), over real
+Resumable POST streams of legacy sessions (MCP spec 2025-11-25, basic/transports#streamable-http; 2025-11-25 polling, SEP-1699), over real
 sockets against a live daphne server: the priming event, event ids, ``retry:``, a stream the server
 closes mid-call, a client that drops mid-stream, and replay with ``Last-Event-ID``.
 """
@@ -82,7 +82,7 @@ def _priming_then_closed(server: Any, session: LegacySession, message: dict[str,
 
 
 def test_client_that_drops_mid_stream_gets_the_rest_on_reconnect(live_server_mcp: Any) -> None:
-    """Disconnection is not cancellation (digest §4.9): the call goes on and its events are replayed."""
+    """Disconnection is not cancellation (MCP spec 2026-07-28, basic/patterns/cancellation): the call goes on and its events are replayed."""
     session = LegacySession.start(live_server_mcp)
     message = tool_call(session, "slow_steps", {"steps": 6, "delay": 0.2}, "drop")
     reply = request(live_server_mcp, "POST", message, session.headers())

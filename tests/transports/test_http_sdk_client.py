@@ -1,10 +1,10 @@
 """
 Interoperability: the official ``mcp`` Python SDK client (2.3.0) against a live daphne server.
 
-Every test runs once per client mode (``/work/shared/conformance/README.md`` §6):
+Every test runs once per client mode (the SDK's ``mcp.Client`` modes):
 
-- ``auto``: probes ``server/discover`` and must settle on 2026-07-28 (stateless, digest §2.4);
-- ``legacy``: the ``initialize`` handshake at 2025-11-25 (``Mcp-Session-Id``, digest §2.3);
+- ``auto``: probes ``server/discover`` and must settle on 2026-07-28 (stateless, MCP spec 2026-07-28, basic/transports/streamable-http);
+- ``legacy``: the ``initialize`` handshake at 2025-11-25 (``Mcp-Session-Id``, MCP spec 2025-11-25, basic/transports#streamable-http);
 - ``2026-07-28``: adopts the modern revision directly, with the request-metadata headers.
 
 The server is ``live_server_mcp`` (SQLite, in-memory channel layer). Fixtures come from
@@ -72,7 +72,7 @@ def texts(result: types.CallToolResult | types.GetPromptResult) -> list[str]:
 
 async def test_protocol_version_negotiated(url: str, mode: str) -> None:
     """
-    Version negotiation (digest §3.1–§3.3): one endpoint serves both eras. ``auto`` discovers
+    Version negotiation (MCP spec 2025-11-25, basic/lifecycle#initialization; basic/versioning#backward-compatibility): one endpoint serves both eras. ``auto`` discovers
     2026-07-28 via ``server/discover``; ``legacy`` completes ``initialize`` at the latest handshake
     version 2025-11-25; a pinned 2026-07-28 client needs no handshake at all.
     """
@@ -93,7 +93,7 @@ async def test_protocol_version_negotiated(url: str, mode: str) -> None:
 
 async def test_list_tools(url: str, mode: str) -> None:
     """
-    ``tools/list`` (digest §4.1): every tool has a name, its description and an object
+    ``tools/list`` (MCP spec 2026-07-28, server/tools): every tool has a name, its description and an object
     ``inputSchema``; ``add_numbers`` declares an ``outputSchema`` (2025-06-18+) and ``echo`` its
     ``readOnlyHint`` annotation.
     """
@@ -126,7 +126,7 @@ async def test_list_tools(url: str, mode: str) -> None:
 
 
 async def test_call_echo(url: str, mode: str) -> None:
-    """``tools/call`` (digest §4.1): a plain text result, ``isError`` false."""
+    """``tools/call`` (MCP spec 2026-07-28, server/tools): a plain text result, ``isError`` false."""
     async with connect(url, mode) as client:
         result = await client.call_tool("echo", {"text": "hi", "times": 3})
     assert result.is_error is False
@@ -135,7 +135,7 @@ async def test_call_echo(url: str, mode: str) -> None:
 
 async def test_call_structured_output(url: str, mode: str) -> None:
     """
-    Structured output (digest §4.1): a tool with an ``outputSchema`` MUST return conforming
+    Structured output (MCP spec 2026-07-28, server/tools): a tool with an ``outputSchema`` MUST return conforming
     ``structuredContent`` and SHOULD mirror it as serialized JSON in a text block.
     """
     async with connect(url, mode) as client:
@@ -147,9 +147,9 @@ async def test_call_structured_output(url: str, mode: str) -> None:
 
 async def test_progress_notifications(url: str, mode: str) -> None:
     """
-    Progress (digest §4.8): with a ``progressToken`` the server sends ``notifications/progress``
+    Progress (MCP spec 2026-07-28, basic/patterns/progress): with a ``progressToken`` the server sends ``notifications/progress``
     whose ``progress`` strictly increases and carries the ``total``; in 2026-07-28 they ride the
-    request's own SSE response stream (digest §2.4).
+    request's own SSE response stream (MCP spec 2026-07-28, basic/transports/streamable-http).
     """
     updates: list[tuple[float, float | None, str | None]] = []
 
@@ -168,7 +168,7 @@ async def test_progress_notifications(url: str, mode: str) -> None:
 
 
 async def test_unknown_tool_is_a_protocol_error(url: str, mode: str) -> None:
-    """Unknown tool (digest §4.1, §6): a JSON-RPC error ``-32602`` (Invalid params), not a tool result."""
+    """Unknown tool (MCP spec 2026-07-28, server/tools; MCP spec 2026-07-28, basic#error-codes): a JSON-RPC error ``-32602`` (Invalid params), not a tool result."""
     async with connect(url, mode) as client:
         with pytest.raises(MCPError) as caught:
             await client.call_tool("no_such_tool", {})
@@ -181,7 +181,7 @@ async def test_unknown_tool_is_a_protocol_error(url: str, mode: str) -> None:
 
 async def test_read_resources(url: str, mode: str) -> None:
     """
-    ``resources/read`` (digest §4.2): a static text resource, and a templated one whose JSON
+    ``resources/read`` (MCP spec 2026-07-28, server/resources): a static text resource, and a templated one whose JSON
     text is built from the URI variable.
     """
     async with connect(url, mode) as client:
@@ -201,7 +201,7 @@ async def test_read_resources(url: str, mode: str) -> None:
 
 
 async def test_list_resources_and_templates(url: str, mode: str) -> None:
-    """``resources/list`` and ``resources/templates/list`` (digest §4.2)."""
+    """``resources/list`` and ``resources/templates/list`` (MCP spec 2026-07-28, server/resources)."""
     async with connect(url, mode) as client:
         resources = {resource.uri: resource for resource in (await client.list_resources()).resources}
         templates = {
@@ -218,7 +218,7 @@ async def test_list_resources_and_templates(url: str, mode: str) -> None:
 
 
 async def test_get_prompt(url: str, mode: str) -> None:
-    """``prompts/get`` (digest §4.3): the optional argument has a default; given, it is used."""
+    """``prompts/get`` (MCP spec 2026-07-28, server/prompts): the optional argument has a default; given, it is used."""
     async with connect(url, mode) as client:
         prompts = {prompt.name: prompt for prompt in (await client.list_prompts()).prompts}
         default = await client.get_prompt("summarize", {"topic": "cats"})
@@ -233,7 +233,7 @@ async def test_get_prompt(url: str, mode: str) -> None:
 
 
 async def test_get_prompt_missing_required_argument(url: str, mode: str) -> None:
-    """Prompts (digest §4.3): a missing required argument is ``-32602``."""
+    """Prompts (MCP spec 2026-07-28, server/prompts): a missing required argument is ``-32602``."""
     async with connect(url, mode) as client:
         with pytest.raises(MCPError) as caught:
             await client.get_prompt("summarize", {})
@@ -242,7 +242,7 @@ async def test_get_prompt_missing_required_argument(url: str, mode: str) -> None
 
 async def test_completion(url: str, mode: str) -> None:
     """
-    ``completion/complete`` (digest §4.4): values for a prompt argument (``ref/prompt``) and for
+    ``completion/complete`` (MCP spec 2026-07-28, server/utilities/completion): values for a prompt argument (``ref/prompt``) and for
     a resource-template variable (``ref/resource``), filtered by the typed prefix.
     """
     async with connect(url, mode) as client:
@@ -265,7 +265,7 @@ async def test_completion(url: str, mode: str) -> None:
 
 async def test_elicitation(url: str, mode: str) -> None:
     """
-    Elicitation (digest §4.11, §4.12). Legacy: ``elicitation/create`` is a real server→client
+    Elicitation (MCP spec 2026-07-28, client/elicitation; MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322). Legacy: ``elicitation/create`` is a real server→client
     JSON-RPC request on the POST's SSE stream, answered by a separate POST. 2026-07-28: the server
     returns an ``InputRequiredResult`` whose ``inputRequests`` key is the tool's key (``name``);
     the SDK fulfils it and retries with ``inputResponses`` + ``requestState``. Either way the
@@ -294,7 +294,7 @@ async def test_elicitation(url: str, mode: str) -> None:
 
 
 async def test_elicitation_declined(url: str, mode: str) -> None:
-    """Elicitation (digest §4.11): a ``decline`` answer reaches the tool, which handles it."""
+    """Elicitation (MCP spec 2026-07-28, client/elicitation): a ``decline`` answer reaches the tool, which handles it."""
 
     async def on_elicit(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
         return types.ElicitResult(action="decline")
@@ -306,7 +306,7 @@ async def test_elicitation_declined(url: str, mode: str) -> None:
 
 async def test_elicitation_needs_the_client_capability(url: str, mode: str) -> None:
     """
-    Capability gating (digest §4.11, §4.12): a server MUST NOT ask for elicitation when the client
+    Capability gating (MCP spec 2026-07-28, client/elicitation; MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322): a server MUST NOT ask for elicitation when the client
     did not declare it. 2026-07-28: a request that cannot proceed without it fails with ``-32021``
     and ``data.requiredCapabilities``. Legacy: the call fails without any request to the client.
     """
@@ -324,7 +324,7 @@ async def test_elicitation_needs_the_client_capability(url: str, mode: str) -> N
 
 async def test_sampling(url: str, mode: str) -> None:
     """
-    Sampling (digest §4.11, §4.12): legacy ``sampling/createMessage`` as a server→client request;
+    Sampling (MCP spec 2026-07-28, client/elicitation; MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322): legacy ``sampling/createMessage`` as a server→client request;
     2026-07-28 as an ``inputRequests`` entry (key ``llm_response``) that the SDK answers and retries.
     """
     seen: list[tuple[ClientRequestContext, types.CreateMessageRequestParams]] = []
@@ -347,7 +347,7 @@ async def test_sampling(url: str, mode: str) -> None:
 
 
 async def test_roots(url: str, mode: str) -> None:
-    """Roots (digest §4.11): ``roots/list`` answered by the client's roots callback, in both eras."""
+    """Roots (MCP spec 2026-07-28, client/elicitation): ``roots/list`` answered by the client's roots callback, in both eras."""
 
     async def on_roots(context: ClientRequestContext) -> types.ListRootsResult:
         return types.ListRootsResult(roots=[types.Root(uri="file:///srv/project", name="project")])
@@ -359,7 +359,7 @@ async def test_roots(url: str, mode: str) -> None:
 
 
 async def test_tool_failure_is_a_result_not_an_error(url: str, mode: str) -> None:
-    """Tool errors (digest §4.1, §6): a failure inside a tool is a ``CallToolResult`` with ``isError: true``."""
+    """Tool errors (MCP spec 2026-07-28, server/tools; MCP spec 2026-07-28, basic#error-codes): a failure inside a tool is a ``CallToolResult`` with ``isError: true``."""
     async with connect(url, mode) as client:
         await require_tool(client, "test_error_handling")
         result = await client.call_tool("test_error_handling", {})
@@ -372,7 +372,7 @@ async def test_tool_failure_is_a_result_not_an_error(url: str, mode: str) -> Non
 
 async def test_logging_with_opt_in(url: str, mode: str) -> None:
     """
-    Logging (digest §4.5). Legacy: ``logging/setLevel`` sets the session threshold and only
+    Logging (MCP spec 2026-07-28, server/utilities/logging). Legacy: ``logging/setLevel`` sets the session threshold and only
     messages at or above it are sent. 2026-07-28: the client opts in per request with
     ``_meta["io.modelcontextprotocol/logLevel"]`` (the SDK's ``log_level=``) and messages at or
     above that level arrive on the request's response stream.
@@ -398,7 +398,7 @@ async def test_logging_with_opt_in(url: str, mode: str) -> None:
 @pytest.mark.parametrize("mode", sorted(MODERN_MODES))
 async def test_logging_without_opt_in_is_silent_in_2026(url: str, mode: str) -> None:
     """
-    Logging (digest §4.5): in 2026-07-28, if a request carries no ``logLevel`` the server MUST
+    Logging (MCP spec 2026-07-28, server/utilities/logging): in 2026-07-28, if a request carries no ``logLevel`` the server MUST
     NOT emit ``notifications/message`` for it; a ``logging_callback`` alone is not an opt-in.
     (Legacy sessions may log without ``logging/setLevel``, so only the modern modes run.)
     """
@@ -431,7 +431,7 @@ async def _eventually(trigger: Callable[[], Any], arrived: asyncio.Event, *, att
 
 async def test_tools_list_changed_reaches_the_client(url: str, mode: str) -> None:
     """
-    List-changed notifications (digest §2.3, §4.14). Legacy: ``notifications/tools/list_changed``
+    List-changed notifications (MCP spec 2025-11-25, basic/transports#streamable-http; MCP spec 2026-07-28, basic/patterns/subscriptions). Legacy: ``notifications/tools/list_changed``
     arrives on the session's GET stream (which the SDK opens after ``initialize``). 2026-07-28: a
     ``subscriptions/listen`` stream acknowledges ``toolsListChanged`` and then delivers the
     notification, stamped with the subscription id.

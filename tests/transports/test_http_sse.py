@@ -1,5 +1,5 @@
 """
-The 2024-11-05 HTTP+SSE transport (digest §2.2, wire example §2.5) against a live daphne server.
+The 2024-11-05 HTTP+SSE transport (MCP spec 2024-11-05, basic/transports#http-with-sse, wire example) against a live daphne server.
 
 ``GET /sse`` opens a stream whose first event is ``endpoint`` with the URL to POST to
 (``/messages/?session_id=<hex>``); every POST there is answered ``202 Accepted`` at once and the
@@ -69,7 +69,7 @@ def session(server: LiveServer) -> Iterator[SseSession]:
 
 
 def assert_jsonrpc_error(body: Any, code: int | None = None, request_id: Any = None) -> None:
-    """A JSON-RPC 2.0 error response (digest §1, §6)."""
+    """A JSON-RPC 2.0 error response (MCP spec 2026-07-28, basic#messages; MCP spec 2026-07-28, basic#error-codes)."""
     assert isinstance(body, dict), body
     assert body.get("jsonrpc") == "2.0", body
     assert body.get("id") == request_id, body
@@ -103,7 +103,7 @@ def wait_for_404(server: LiveServer, session: SseSession, seconds: float = 2.0) 
 
 def test_raw_flow_byte_by_byte(server: LiveServer) -> None:
     """
-    The HTTP+SSE flow of 2024-11-05 (digest §2.2, wire example §2.5), checked on the wire:
+    The HTTP+SSE flow of 2024-11-05 (MCP spec 2024-11-05, basic/transports#http-with-sse, wire example), checked on the wire:
     ``GET /sse`` → 200 ``text/event-stream``, not cached, whose first event is exactly
     ``event: endpoint`` / ``data: /messages/?session_id=<32 hex>`` (python-sdk convention); each POST
     to that URL → ``202`` ``Accepted`` (python-sdk convention); each answer → an ``event: message``
@@ -155,7 +155,7 @@ def test_raw_flow_byte_by_byte(server: LiveServer) -> None:
         assert "resources" in result["capabilities"] and "prompts" in result["capabilities"]
 
         post({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        # Nothing answers a notification: only keep-alive comments for a while (digest §1).
+        # Nothing answers a notification: only keep-alive comments for a while (MCP spec 2026-07-28, basic#messages).
         comments_before = len(stream.comment_lines)
         silent, ended = stream.collect(1.5)
         assert silent == [] and not ended, silent
@@ -186,7 +186,7 @@ def test_raw_flow_byte_by_byte(server: LiveServer) -> None:
     finally:
         stream.close()
 
-    # The session ends with its stream (digest §2.2).
+    # The session ends with its stream (MCP spec 2024-11-05, basic/transports#http-with-sse).
     closed = SseSession(stream, reply.headers, url, [])
     status, body = wait_for_404(server, closed)
     assert status == 404, (status, body)
@@ -195,8 +195,8 @@ def test_raw_flow_byte_by_byte(server: LiveServer) -> None:
 
 def test_post_is_answered_before_the_work_is_done(server: LiveServer, session: SseSession) -> None:
     """
-    The POST is answered ``202`` at once (digest §2.2): the work goes on afterwards, and its
-    progress notifications (digest §4.8; ``progressToken`` echoed, ``progress`` strictly
+    The POST is answered ``202`` at once (MCP spec 2024-11-05, basic/transports#http-with-sse): the work goes on afterwards, and its
+    progress notifications (MCP spec 2026-07-28, basic/patterns/progress; ``progressToken`` echoed, ``progress`` strictly
     increasing up to ``total``) and then its result arrive on the stream.
     """
     message = session.message("tools/call", {"name": "slow_steps", "arguments": {"steps": 5, "delay": 0.3},
@@ -214,7 +214,7 @@ def test_post_is_answered_before_the_work_is_done(server: LiveServer, session: S
 
 def test_server_to_client_request_rides_the_stream(server: LiveServer, session: SseSession) -> None:
     """
-    Server→client requests (digest §2.2, §4.11): ``elicitation/create`` arrives on the stream as an
+    Server→client requests (MCP spec 2024-11-05, basic/transports#http-with-sse; MCP spec 2026-07-28, client/elicitation): ``elicitation/create`` arrives on the stream as an
     ``event: message`` with a server-minted id; the client POSTs its JSON-RPC response to the
     endpoint (202) and the tool's result follows on the stream.
     """
@@ -233,7 +233,7 @@ def test_server_to_client_request_rides_the_stream(server: LiveServer, session: 
 
 
 def test_list_changed_notification_rides_the_stream(server: LiveServer, session: SseSession) -> None:
-    """Notifications (digest §2.2, §4.1): ``notifications/tools/list_changed`` goes on the session's stream."""
+    """Notifications (MCP spec 2024-11-05, basic/transports#http-with-sse; MCP spec 2026-07-28, server/tools): ``notifications/tools/list_changed`` goes on the session's stream."""
     names = {tool["name"] for tool in session.call(server, "tools/list")["result"]["tools"]}
     if "test_trigger_tool_change" not in names:
         pytest.skip(reason="tool 'test_trigger_tool_change' (tests/conformance_app) is not registered")
@@ -250,7 +250,7 @@ def test_list_changed_notification_rides_the_stream(server: LiveServer, session:
 
 def test_batch_on_a_2025_03_26_session(server: LiveServer) -> None:
     """
-    Batches (digest §1) are part of 2025-03-26 only: on a session that negotiated it, a batch
+    Batches (MCP spec 2026-07-28, basic#messages) are part of 2025-03-26 only: on a session that negotiated it, a batch
     POST is accepted (202) and each request's response arrives on the stream.
     """
     session = SseSession.open(server)
@@ -295,8 +295,8 @@ def texts(result: types.CallToolResult | types.GetPromptResult) -> list[str]:
 
 async def test_sdk_initialize_list_and_call_tools(sse_url: str) -> None:
     """
-    The SDK's HTTP+SSE client (digest §2.2): the handshake (digest §3.1) settles on a handshake
-    version and reports the server; ``tools/list`` and ``tools/call`` (digest §4.1), including a
+    The SDK's HTTP+SSE client (MCP spec 2024-11-05, basic/transports#http-with-sse): the handshake (MCP spec 2025-11-25, basic/lifecycle#initialization) settles on a handshake
+    version and reports the server; ``tools/list`` and ``tools/call`` (MCP spec 2026-07-28, server/tools), including a
     structured result (``structuredContent`` plus its JSON text).
     """
     async with connect(sse_url) as client:
@@ -315,7 +315,7 @@ async def test_sdk_initialize_list_and_call_tools(sse_url: str) -> None:
 
 
 async def test_sdk_progress(sse_url: str) -> None:
-    """Progress (digest §4.8) over HTTP+SSE: one callback per step, ``progress`` strictly increasing."""
+    """Progress (MCP spec 2026-07-28, basic/patterns/progress) over HTTP+SSE: one callback per step, ``progress`` strictly increasing."""
     updates: list[tuple[float, float | None, str | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
@@ -330,7 +330,7 @@ async def test_sdk_progress(sse_url: str) -> None:
 
 async def test_sdk_elicitation(sse_url: str) -> None:
     """
-    Elicitation (digest §4.11) over HTTP+SSE: ``elicitation/create`` arrives on the stream, the SDK
+    Elicitation (MCP spec 2026-07-28, client/elicitation) over HTTP+SSE: ``elicitation/create`` arrives on the stream, the SDK
     POSTs the callback's answer, and the tool greets it.
     """
     calls: list[types.ElicitRequestParams] = []
@@ -349,7 +349,7 @@ async def test_sdk_elicitation(sse_url: str) -> None:
 
 
 async def test_sdk_sampling(sse_url: str) -> None:
-    """Sampling (digest §4.11) over HTTP+SSE: ``sampling/createMessage`` answered by the SDK's callback."""
+    """Sampling (MCP spec 2026-07-28, client/elicitation) over HTTP+SSE: ``sampling/createMessage`` answered by the SDK's callback."""
     seen: list[types.CreateMessageRequestParams] = []
 
     async def on_sample(context: ClientRequestContext,
@@ -369,7 +369,7 @@ async def test_sdk_sampling(sse_url: str) -> None:
 
 
 async def test_sdk_resources_and_prompts(sse_url: str) -> None:
-    """``resources/read`` (digest §4.2: static and templated) and ``prompts/get`` (digest §4.3) over HTTP+SSE."""
+    """``resources/read`` (MCP spec 2026-07-28, server/resources: static and templated) and ``prompts/get`` (MCP spec 2026-07-28, server/prompts) over HTTP+SSE."""
     async with connect(sse_url) as client:
         greeting = await client.read_resource("memo://greeting")
         item = await client.read_resource("memo://items/7")
@@ -406,7 +406,7 @@ BAD_BODIES = {
 @pytest.mark.parametrize("case", list(BAD_BODIES))
 def test_bad_body_is_refused_and_the_session_goes_on(server: LiveServer, session: SseSession, case: str) -> None:
     """
-    A POST whose body is not one valid JSON-RPC message (digest §1, §2.2) → 400 with a JSON-RPC
+    A POST whose body is not one valid JSON-RPC message (MCP spec 2026-07-28, basic#messages; MCP spec 2024-11-05, basic/transports#http-with-sse) → 400 with a JSON-RPC
     error: ``-32700`` (id null) when it is not JSON, ``-32600`` when it is JSON but not a valid
     message — or a batch, which 2024-11-05 does not have. Nothing of it runs or reaches the stream,
     and the session keeps working.
@@ -424,7 +424,7 @@ def test_bad_body_is_refused_and_the_session_goes_on(server: LiveServer, session
 
 
 def test_post_without_session_id(server: LiveServer, session: SseSession) -> None:
-    """No ``session_id`` (digest §2.2, python-sdk convention) → 400 with a JSON-RPC error; the message is not run."""
+    """No ``session_id`` (MCP spec 2024-11-05, basic/transports#http-with-sse, python-sdk convention) → 400 with a JSON-RPC error; the message is not run."""
     message = session.message("tools/call", {"name": "echo", "arguments": {"text": "orphan"}})
     for target in ("/messages/", "/messages/?session_id=", "/messages/?other=1"):
         reply = session.post_raw(server, json.dumps(message).encode(), target=target)
@@ -434,7 +434,7 @@ def test_post_without_session_id(server: LiveServer, session: SseSession) -> Non
 
 
 def test_post_to_unknown_session(server: LiveServer, session: SseSession) -> None:
-    """An unknown session (digest §2.2, python-sdk convention) → 404; a malformed id is refused too (400 or 404)."""
+    """An unknown session (MCP spec 2024-11-05, basic/transports#http-with-sse, python-sdk convention) → 404; a malformed id is refused too (400 or 404)."""
     message = json.dumps(session.message("tools/list")).encode()
     reply = session.post_raw(server, message, target=f"/messages/?session_id={uuid.uuid4().hex}")
     assert reply.status == 404, (reply.status, reply.raw)
@@ -447,7 +447,7 @@ def test_post_to_unknown_session(server: LiveServer, session: SseSession) -> Non
 
 def test_wrong_methods(server: LiveServer, session: SseSession) -> None:
     """
-    Each endpoint has one method (digest §2.2): ``GET`` on the POST endpoint and ``POST`` on the
+    Each endpoint has one method (MCP spec 2024-11-05, basic/transports#http-with-sse): ``GET`` on the POST endpoint and ``POST`` on the
     stream endpoint → 405 with an ``Allow`` header; neither opens a stream nor runs anything.
     """
     reply = send(server, "GET", session.endpoint, headers={"Accept": SSE})
@@ -467,7 +467,7 @@ def test_wrong_methods(server: LiveServer, session: SseSession) -> None:
 
 def test_foreign_host_and_origin_on_the_stream_endpoint(server: LiveServer) -> None:
     """
-    DNS-rebinding protection (digest §2.2 "MUST validate Origin", §7): ``GET /sse`` with a foreign
+    DNS-rebinding protection (MCP spec 2024-11-05, basic/transports#http-with-sse "MUST validate Origin"): ``GET /sse`` with a foreign
     ``Host`` → 421 and with a foreign ``Origin`` → 403, no stream opened; the server's own origin
     is fine.
     """
@@ -489,7 +489,7 @@ def test_foreign_host_and_origin_on_the_stream_endpoint(server: LiveServer) -> N
 
 def test_foreign_host_and_origin_on_the_messages_endpoint(server: LiveServer, session: SseSession) -> None:
     """
-    DNS-rebinding protection (digest §2.2, §7) on the POST endpoint: foreign ``Host`` → 421, foreign
+    DNS-rebinding protection (MCP spec 2024-11-05, basic/transports#http-with-sse; MCP security best practices) on the POST endpoint: foreign ``Host`` → 421, foreign
     ``Origin`` → 403, even with a valid session id; the message is not run (nothing on the
     stream); the server's own origin is fine.
     """
@@ -508,7 +508,7 @@ def test_foreign_host_and_origin_on_the_messages_endpoint(server: LiveServer, se
 
 def test_closed_session_refuses_every_message(server: LiveServer) -> None:
     """
-    Session = lifetime of the SSE connection (digest §2.2): after the stream closes, requests,
+    Session = lifetime of the SSE connection (MCP spec 2024-11-05, basic/transports#http-with-sse): after the stream closes, requests,
     notifications and responses naming the session all get 404; an uninitialized session ends the
     same way.
     """
@@ -534,7 +534,7 @@ def test_closed_session_refuses_every_message(server: LiveServer) -> None:
 
 def test_cancelled_request_gets_no_response(server: LiveServer, session: SseSession) -> None:
     """
-    Cancellation (digest §4.9): after ``notifications/cancelled`` (202) for a request in flight
+    Cancellation (MCP spec 2026-07-28, basic/patterns/cancellation): after ``notifications/cancelled`` (202) for a request in flight
     the receiver SHOULD stop the work and not respond: nothing arrives for it on the stream within
     2 s, and the stream keeps serving other requests.
     """
@@ -553,7 +553,7 @@ def test_cancelled_request_gets_no_response(server: LiveServer, session: SseSess
 
 def test_cancellation_stops_progress(server: LiveServer, session: SseSession) -> None:
     """
-    Cancellation (digest §4.8, §4.9): a running ``slow_steps`` stops reporting progress once
+    Cancellation (MCP spec 2026-07-28, basic/patterns/progress; MCP spec 2026-07-28, basic/patterns/cancellation): a running ``slow_steps`` stops reporting progress once
     cancelled, and never answers.
     """
     message = session.message("tools/call", {"name": "slow_steps", "arguments": {"steps": 40, "delay": 0.1},
@@ -574,7 +574,7 @@ def test_cancellation_stops_progress(server: LiveServer, session: SseSession) ->
 
 
 def test_cancelling_an_unknown_request_is_harmless(server: LiveServer, session: SseSession) -> None:
-    """Cancellation (digest §4.9): the receiver MAY ignore an unknown or finished request id — 202, nothing else."""
+    """Cancellation (MCP spec 2026-07-28, basic/patterns/cancellation): the receiver MAY ignore an unknown or finished request id — 202, nothing else."""
     session.accepted(server, {"jsonrpc": "2.0", "method": "notifications/cancelled",
                               "params": {"requestId": "never-sent"}})
     assert_still_served(server, session)
@@ -585,7 +585,7 @@ def test_cancelling_an_unknown_request_is_harmless(server: LiveServer, session: 
 
 def test_sessions_are_isolated(server: LiveServer) -> None:
     """
-    Session = one SSE connection (digest §2.2): two open sessions each get only their own answers,
+    Session = one SSE connection (MCP spec 2024-11-05, basic/transports#http-with-sse): two open sessions each get only their own answers,
     and messages posted for one never appear on the other's stream.
     """
     first, second = SseSession.open(server), SseSession.open(server)
@@ -612,8 +612,8 @@ def test_oversized_body_is_refused(server: LiveServer, session: SseSession) -> N
 
 def test_streamable_http_session_id_is_unknown_here(server: LiveServer) -> None:
     """
-    A ``/messages/`` session is an HTTP+SSE connection (digest §2.2): an id minted by ``/mcp``'s
-    ``initialize`` (digest §2.3) has no stream here to carry the answer, so a POST naming it is an
+    A ``/messages/`` session is an HTTP+SSE connection (MCP spec 2024-11-05, basic/transports#http-with-sse): an id minted by ``/mcp``'s
+    ``initialize`` (MCP spec 2025-11-25, basic/transports#streamable-http) has no stream here to carry the answer, so a POST naming it is an
     unknown session (404) — not a 202 whose answer is never delivered anywhere.
     """
     reply = send(server, "POST", "/mcp", json.dumps({
@@ -632,7 +632,7 @@ def test_streamable_http_session_id_is_unknown_here(server: LiveServer) -> None:
 def test_an_open_stream_keeps_its_session_alive(server: LiveServer, sqlite_server_env: Mapping[str, str],
                                                 session: SseSession) -> None:
     """
-    Session = lifetime of the SSE connection (digest §2.2). A stream left open and idle for longer
+    Session = lifetime of the SSE connection (MCP spec 2024-11-05, basic/transports#http-with-sse). A stream left open and idle for longer
     than ``SESSION_IDLE_TIMEOUT_SECONDS`` (24 h; simulated by backdating the session row's
     ``last_seen_at`` by 25 h) must not leave a half-dead session behind: either the session is
     still served, or — if the server expires it — its stream ends too, so the client knows.
@@ -656,8 +656,8 @@ def test_an_open_stream_keeps_its_session_alive(server: LiveServer, sqlite_serve
 
 def test_a_normal_flow_logs_no_errors(server: LiveServer, session: SseSession) -> None:
     """
-    A request that runs a while and reports progress (digest §4.8), and one that asks the client
-    (digest §4.11), are ordinary traffic: the server must not log errors or tracebacks for them.
+    A request that runs a while and reports progress (MCP spec 2026-07-28, basic/patterns/progress), and one that asks the client
+    (MCP spec 2026-07-28, client/elicitation), are ordinary traffic: the server must not log errors or tracebacks for them.
     """
     assert server.log_path is not None
     time.sleep(0.5)

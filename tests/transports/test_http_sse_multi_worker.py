@@ -1,5 +1,5 @@
 """
-The 2024-11-05 HTTP+SSE transport (digest §2.2) across two daphne workers, no sticky routing.
+The 2024-11-05 HTTP+SSE transport (MCP spec 2024-11-05, basic/transports#http-with-sse) across two daphne workers, no sticky routing.
 
 The client holds ``GET /sse`` on worker A and POSTs to the endpoint URL on worker B (or on A while
 the request runs on B). Both workers run on the ``services`` environment: one PostgreSQL database
@@ -64,12 +64,12 @@ def echo_via(server: LiveServer, session: SseSession, text: str) -> None:
 
 def test_stream_on_a_serves_every_post_to_b(workers: Workers, logs: None) -> None:
     """
-    HTTP+SSE across workers (digest §2.2): the stream is held by worker A, every POST goes to
+    HTTP+SSE across workers (MCP spec 2024-11-05, basic/transports#http-with-sse): the stream is held by worker A, every POST goes to
     worker B and is answered 202 there; every answer arrives on A's stream as ``event: message``:
     the initialize result (2024-11-05), ``tools/list``, ``tools/call`` echo, progress notifications
-    (digest §4.8) then the result, and ``elicitation/create`` (digest §4.11), whose JSON-RPC response
+    (MCP spec 2026-07-28, basic/patterns/progress) then the result, and ``elicitation/create`` (MCP spec 2026-07-28, client/elicitation), whose JSON-RPC response
     the client POSTs to B, then the greeting. Closing the stream on A ends the session (digest
-    §2.2): a POST to B then gets 404 (allowing the workers up to ~2 s to notice).
+    2024-11-05 basic/transports#http-with-sse): a POST to B then gets 404 (allowing the workers up to ~2 s to notice).
     """
     a, b = workers.a, workers.b
     session = SseSession.open(a)
@@ -129,7 +129,7 @@ def test_stream_on_a_serves_every_post_to_b(workers: Workers, logs: None) -> Non
 
 def test_client_answer_posted_to_a_resumes_the_request_on_b(workers: Workers, session: SseSession) -> None:
     """
-    Server→client requests (digest §2.2, §4.11): the tool runs on worker B (where its POST landed);
+    Server→client requests (MCP spec 2024-11-05, basic/transports#http-with-sse; MCP spec 2026-07-28, client/elicitation): the tool runs on worker B (where its POST landed);
     its ``elicitation/create`` reaches the stream on A; the client POSTs the answer to A, which
     relays it to the waiting request on B; the result arrives on A's stream.
     """
@@ -146,7 +146,7 @@ def test_client_answer_posted_to_a_resumes_the_request_on_b(workers: Workers, se
 
 
 def test_sampling_answer_posted_to_a_resumes_the_request_on_b(workers: Workers, session: SseSession) -> None:
-    """Sampling (digest §4.11) across workers: ``sampling/createMessage`` on A's stream, answered through A."""
+    """Sampling (MCP spec 2026-07-28, client/elicitation) across workers: ``sampling/createMessage`` on A's stream, answered through A."""
     a, b = workers.a, workers.b
     names = {tool["name"] for tool in session.call(b, "tools/list")["result"]["tools"]}
     if "test_sampling" not in names:
@@ -165,7 +165,7 @@ def test_sampling_answer_posted_to_a_resumes_the_request_on_b(workers: Workers, 
 
 def test_cancellation_posted_to_a_stops_the_request_on_b(workers: Workers, session: SseSession) -> None:
     """
-    Cancellation (digest §4.9) across workers: ``slow_steps`` runs on worker B and reports progress
+    Cancellation (MCP spec 2026-07-28, basic/patterns/cancellation) across workers: ``slow_steps`` runs on worker B and reports progress
     on A's stream; ``notifications/cancelled`` is POSTed to A (202). Progress stops, no response
     arrives for the request, and the session keeps working.
     """
@@ -193,7 +193,7 @@ def test_cancellation_posted_to_a_stops_the_request_on_b(workers: Workers, sessi
 
 def test_subscription_made_on_b_reaches_the_stream_on_a(workers: Workers, session: SseSession) -> None:
     """
-    Resource subscriptions (digest §2.2, §4.2): after ``resources/subscribe`` POSTed to worker B,
+    Resource subscriptions (MCP spec 2024-11-05, basic/transports#http-with-sse; MCP spec 2026-07-28, server/resources): after ``resources/subscribe`` POSTed to worker B,
     ``notifications/resources/updated`` for that URI — announced by a third process — arrives on
     the stream held by A; updates of other URIs do not.
     """
@@ -212,7 +212,7 @@ def test_subscription_made_on_b_reaches_the_stream_on_a(workers: Workers, sessio
 
 
 def test_list_changed_from_a_third_process_reaches_the_stream_on_a(workers: Workers, session: SseSession) -> None:
-    """List-changed notifications (digest §2.2, §4.3): ``notify_list_changed`` in any process reaches the stream."""
+    """List-changed notifications (MCP spec 2024-11-05, basic/transports#http-with-sse; MCP spec 2026-07-28, server/prompts): ``notify_list_changed`` in any process reaches the stream."""
     publish_from_third_process(workers.env, "from django_mcp.notifications import notify_list_changed",
                                "notify_list_changed('prompts')")
     message = session.stream.next_message()
@@ -225,7 +225,7 @@ def test_list_changed_from_a_third_process_reaches_the_stream_on_a(workers: Work
 
 def test_sessions_on_both_workers_stay_apart(workers: Workers, logs: None) -> None:
     """
-    Session = one SSE connection (digest §2.2): with one stream on each worker and each session's
+    Session = one SSE connection (MCP spec 2024-11-05, basic/transports#http-with-sse): with one stream on each worker and each session's
     POSTs sent to the other worker, every answer reaches its own stream and nothing crosses over.
     """
     a, b = workers.a, workers.b

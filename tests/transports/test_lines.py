@@ -1,7 +1,7 @@
 """
 ``LineReader`` (``django_mcp/transports/lines.py``) in-process: the framing of the stdio transport.
 
-Digest §2.1: stdio messages are newline-delimited and never contain embedded newlines. The reader
+MCP spec 2026-07-28, basic/transports/stdio: stdio messages are newline-delimited and never contain embedded newlines. The reader
 returns each line without its newline (and without a ``\\r`` before it), ``None`` at end of input,
 and refuses a line longer than its limit with ``LineTooLong`` after consuming it up to its newline,
 so the next line is read normally and the oversized one never sits in memory whole.
@@ -46,21 +46,21 @@ def reader_for(data: bytes, *, limit: int = 100, chunk_size: int = 65536) -> Lin
 
 @pytest.mark.parametrize("chunk_size", CHUNK_SIZES)
 async def test_lines_are_split_on_newline(chunk_size: int) -> None:
-    """Digest §2.1: newline-delimited messages, each returned without its newline, whatever the read size."""
+    """MCP spec 2026-07-28, basic/transports/stdio: newline-delimited messages, each returned without its newline, whatever the read size."""
     reader = reader_for(b'{"a":1}\n{"b":2}\n[3]\n', chunk_size=chunk_size)
     assert await read_all(reader) == [b'{"a":1}', b'{"b":2}', b"[3]"]
 
 
 @pytest.mark.parametrize("chunk_size", CHUNK_SIZES)
 async def test_crlf_line_endings(chunk_size: int) -> None:
-    """Digest §2.1: a client on Windows may end lines with CRLF; the ``\\r`` is not part of the message."""
+    """MCP spec 2026-07-28, basic/transports/stdio: a client on Windows may end lines with CRLF; the ``\\r`` is not part of the message."""
     reader = reader_for(b'{"a":1}\r\n{"b":2}\r\nlast\r\n', chunk_size=chunk_size)
     assert await read_all(reader) == [b'{"a":1}', b'{"b":2}', b"last"]
 
 
 @pytest.mark.parametrize("chunk_size", CHUNK_SIZES)
 async def test_last_line_without_newline(chunk_size: int) -> None:
-    """Digest §2.1: the last message is served even if the client closed stdin without a final newline."""
+    """MCP spec 2026-07-28, basic/transports/stdio: the last message is served even if the client closed stdin without a final newline."""
     reader = reader_for(b'{"a":1}\n{"b":2}', chunk_size=chunk_size)
     assert await read_all(reader) == [b'{"a":1}', b'{"b":2}']
 
@@ -72,7 +72,7 @@ async def test_blank_lines_are_returned_empty() -> None:
 
 
 async def test_empty_input() -> None:
-    """Digest §2.1: end of input at once is ``None`` — and stays ``None`` on later reads."""
+    """MCP spec 2026-07-28, basic/transports/stdio: end of input at once is ``None`` — and stays ``None`` on later reads."""
     reader = reader_for(b"")
     assert await reader.readline() is None
     assert await reader.readline() is None
@@ -203,7 +203,7 @@ def _feed(fd: int, pieces: list[bytes], delay: float) -> None:
 @pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "raw"])
 async def test_pipe_with_messages_split_across_writes(buffered: bool) -> None:
     """
-    Digest §2.1 on a real pipe (as stdin is): a message may arrive in several writes, several
+    MCP spec 2026-07-28, basic/transports/stdio on a real pipe (as stdin is): a message may arrive in several writes, several
     messages in one; an oversized line between them is dropped; closing the pipe is end of input.
     Works on a buffered reader (``read1``) and on a raw one (``read``).
     """

@@ -50,7 +50,7 @@ def logs(workers: Workers) -> Iterator[None]:
 
 
 def modern_call(server: LiveServer, request_id: Any, method: str, params: dict[str, Any]) -> Reply:
-    """A stateless 2026-07-28 request with its envelope and mirrored headers (digest §2.4)."""
+    """A stateless 2026-07-28 request with its envelope and mirrored headers (MCP spec 2026-07-28, basic/transports/streamable-http)."""
     meta = {"io.modelcontextprotocol/protocolVersion": MODERN,
             "io.modelcontextprotocol/clientCapabilities": {},
             "io.modelcontextprotocol/clientInfo": {"name": "multi-worker-test", "version": "1.0"}}
@@ -71,7 +71,7 @@ def require_tool(names: set[str], name: str) -> None:
 
 def test_legacy_session_is_served_by_any_worker(workers: Workers, logs: None) -> None:
     """
-    Sessions (digest §2.3): the client echoes ``Mcp-Session-Id`` on every request, so with state in
+    Sessions (MCP spec 2025-11-25, basic/transports#streamable-http): the client echoes ``Mcp-Session-Id`` on every request, so with state in
     the shared store a session started on worker A is served by worker B. After DELETE, requests
     naming the session MUST get 404 — on every worker, not just the one that deleted it.
     """
@@ -100,7 +100,7 @@ def test_legacy_session_is_served_by_any_worker(workers: Workers, logs: None) ->
 
 def test_delete_on_b_ends_the_get_stream_on_a(workers: Workers, logs: None) -> None:
     """
-    Session termination (digest §2.3): once a session is deleted its GET stream has nothing left
+    Session termination (MCP spec 2025-11-25, basic/transports#streamable-http): once a session is deleted its GET stream has nothing left
     to carry; django_mcp ends it on whichever worker holds it (the DELETE on worker B reaches the
     stream on worker A over the channel layer) instead of leaving a dead stream open.
     """
@@ -119,7 +119,7 @@ def test_delete_on_b_ends_the_get_stream_on_a(workers: Workers, logs: None) -> N
 
 def test_get_stream_on_a_receives_list_changed_triggered_on_b(workers: Workers, logs: None) -> None:
     """
-    List-changed notifications (digest §2.3, §4.1): unsolicited notifications go on the session's
+    List-changed notifications (MCP spec 2025-11-25, basic/transports#streamable-http; MCP spec 2026-07-28, server/tools): unsolicited notifications go on the session's
     GET stream; a tool run on worker B announcing a change reaches the stream held by worker A.
     """
     a, b = workers.a, workers.b
@@ -139,7 +139,7 @@ def test_get_stream_on_a_receives_list_changed_triggered_on_b(workers: Workers, 
 
 def test_get_stream_on_a_receives_list_changed_from_a_third_process(workers: Workers, logs: None) -> None:
     """
-    List-changed notifications (digest §2.3): ``notify_list_changed`` called in any process on the
+    List-changed notifications (MCP spec 2025-11-25, basic/transports#streamable-http): ``notify_list_changed`` called in any process on the
     same channel layer — here neither worker — reaches the session's GET stream on worker A.
     """
     session = LegacySession.start(workers.a, initialized_on=workers.b)
@@ -159,7 +159,7 @@ def test_get_stream_on_a_receives_list_changed_from_a_third_process(workers: Wor
 
 def test_elicitation_answer_posted_to_b_resumes_the_request_on_a(workers: Workers, logs: None) -> None:
     """
-    Server→client requests (digest §2.3, §4.11): ``elicitation/create`` rides the SSE stream of the
+    Server→client requests (MCP spec 2025-11-25, basic/transports#streamable-http; MCP spec 2026-07-28, client/elicitation): ``elicitation/create`` rides the SSE stream of the
     POST that caused it (worker A); the client answers with a separate POST of the JSON-RPC
     response — here to worker B, which MUST accept it with 202 — and the original stream on A
     then carries the tool's final result.
@@ -184,7 +184,7 @@ def test_elicitation_answer_posted_to_b_resumes_the_request_on_a(workers: Worker
         final, _ = stream.wait_for(lambda m: m.get("id") == call_message["id"])
         assert tool_text(final) == "Hello, Grace!"
         assert final["result"]["isError"] is False
-        # The stream SHOULD end after the response (digest §2.3).
+        # The stream SHOULD end after the response (MCP spec 2025-11-25, basic/transports#streamable-http).
         assert stream.read_to_end() == []
     finally:
         stream.close()
@@ -192,9 +192,9 @@ def test_elicitation_answer_posted_to_b_resumes_the_request_on_a(workers: Worker
 
 def test_cancellation_posted_to_b_stops_the_request_on_a(workers: Workers, logs: None) -> None:
     """
-    Cancellation (digest §4.9): ``notifications/cancelled`` (202) names a request in flight; the
+    Cancellation (MCP spec 2026-07-28, basic/patterns/cancellation): ``notifications/cancelled`` (202) names a request in flight; the
     receiver SHOULD stop the work and not respond. The request runs on worker A and reports
-    progress on its SSE stream (digest §4.8); the cancellation is POSTed to worker B. Progress
+    progress on its SSE stream (MCP spec 2026-07-28, basic/patterns/progress); the cancellation is POSTed to worker B. Progress
     then stops and no response for the request arrives.
     """
     a, b = workers.a, workers.b
@@ -229,7 +229,7 @@ def test_cancellation_posted_to_b_stops_the_request_on_a(workers: Workers, logs:
 
 def test_subscription_made_on_b_reaches_get_stream_on_a(workers: Workers, logs: None) -> None:
     """
-    Legacy resource subscriptions (digest §4.2): after ``resources/subscribe`` (here on worker B)
+    Legacy resource subscriptions (MCP spec 2026-07-28, server/resources): after ``resources/subscribe`` (here on worker B)
     the server sends ``notifications/resources/updated`` on the session's GET stream (here held by
     worker A) when that resource changes — announced by a third process. Updates of URIs the
     session did not subscribe to are not sent.
@@ -256,7 +256,7 @@ def test_subscription_made_on_b_reaches_get_stream_on_a(workers: Workers, logs: 
 
 def test_subscription_is_restored_on_a_get_stream_opened_later(workers: Workers, logs: None) -> None:
     """
-    Legacy resource subscriptions (digest §4.2) belong to the session, not to a connection: a
+    Legacy resource subscriptions (MCP spec 2026-07-28, server/resources) belong to the session, not to a connection: a
     subscription made on worker B before any GET stream exists still applies to the stream the
     client opens afterwards on worker A.
     """
@@ -287,7 +287,7 @@ def _open_listen(server: LiveServer, listen_id: str, notifications: dict[str, An
 
 def test_listen_stream_on_a_receives_list_changed_published_elsewhere(workers: Workers, logs: None) -> None:
     """
-    ``subscriptions/listen`` (digest §4.14): the first message is
+    ``subscriptions/listen`` (MCP spec 2026-07-28, basic/patterns/subscriptions): the first message is
     ``notifications/subscriptions/acknowledged`` with the honoured filter and
     ``_meta["io.modelcontextprotocol/subscriptionId"]`` = the listen request's id; every later
     notification carries the same tag; types the client did not request are never sent. The
@@ -333,7 +333,7 @@ def test_listen_stream_on_a_receives_list_changed_published_elsewhere(workers: W
 
 def test_listen_stream_on_a_receives_resource_updates_from_a_third_process(workers: Workers, logs: None) -> None:
     """
-    ``subscriptions/listen`` with ``resourceSubscriptions`` (digest §4.14) replaces
+    ``subscriptions/listen`` with ``resourceSubscriptions`` (MCP spec 2026-07-28, basic/patterns/subscriptions) replaces
     ``resources/subscribe`` in 2026-07-28: updates of the listed URIs arrive tagged with the
     subscription id; other URIs are not sent.
     """
@@ -360,7 +360,7 @@ def test_listen_stream_on_a_receives_resource_updates_from_a_third_process(worke
 
 def test_stream_closed_on_a_is_resumed_on_b(workers: Workers, logs: None) -> None:
     """
-    Resumability across workers (digest §2.3): the call runs on A, whose server closes the stream
+    Resumability across workers (MCP spec 2025-11-25, basic/transports#streamable-http): the call runs on A, whose server closes the stream
     mid-call; the client reconnects to B with Last-Event-ID and B delivers the result, which A
     stored and published after the connection ended.
     """

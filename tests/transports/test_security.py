@@ -1,4 +1,4 @@
-"""Host/Origin checks and content negotiation (digest §2.3, §7)."""
+"""Host/Origin checks and content negotiation (MCP spec 2025-11-25, basic/transports#streamable-http; MCP security best practices)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""HTTP statuses for JSON-RPC errors per era (digest §2.4, §6)."""
+"""HTTP statuses for JSON-RPC errors per era (MCP spec 2026-07-28, basic/transports/streamable-http; MCP spec 2026-07-28, basic#error-codes)."""
 
 import pytest
 

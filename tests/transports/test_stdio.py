@@ -1,5 +1,5 @@
 """
-The stdio transport: ``python manage.py mcp_stdio`` as a real subprocess (issue 3, digest §2.1, §3.3).
+The stdio transport: ``python manage.py mcp_stdio`` as a real subprocess (issue 3, MCP spec 2026-07-28, basic/transports/stdio; MCP spec 2026-07-28, basic/versioning#backward-compatibility-with-initialization-based-versions).
 
 - The official ``mcp`` SDK stdio client (``mcp.Client`` + ``StdioServerParameters``) in the modes
   ``legacy`` (``initialize`` at 2025-11-25), ``2026-07-28`` (stateless ``_meta`` envelope) and
@@ -86,7 +86,7 @@ def child_env(env: Mapping[str, str], **overrides: str | None) -> dict[str, str]
 
 
 def modern_meta(capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The 2026-07-28 request envelope (digest §1, §3.2)."""
+    """The 2026-07-28 request envelope (MCP spec 2026-07-28, basic#messages; MCP spec 2026-07-28, basic/versioning, SEP-2575)."""
     return {
         "io.modelcontextprotocol/protocolVersion": MODERN,
         "io.modelcontextprotocol/clientCapabilities": capabilities or {},
@@ -185,7 +185,7 @@ class StdioProcess:
         try:
             message = json.loads(line)
         except ValueError:
-            raise AssertionError(f"stdout line is not JSON (digest §2.1): {line[:300]!r}") from None
+            raise AssertionError(f"stdout line is not JSON (MCP spec 2026-07-28, basic/transports/stdio): {line[:300]!r}") from None
         self.messages.append(message)
         return message
 
@@ -312,11 +312,11 @@ def sdk_texts(result: types.CallToolResult | types.GetPromptResult) -> list[str]
 @pytest.mark.parametrize("mode", MODES)
 async def test_sdk_stdio_client(stdio_env: Mapping[str, str], mode: str) -> None:
     """
-    Issue 3 / digest §2.1, §3.3: the SDK's stdio client drives ``mcp_stdio`` in every mode.
+    Issue 3 / MCP spec 2026-07-28, basic/transports/stdio; MCP spec 2026-07-28, basic/versioning#backward-compatibility-with-initialization-based-versions: the SDK's stdio client drives ``mcp_stdio`` in every mode.
     ``legacy`` negotiates 2025-11-25 through ``initialize``; ``auto`` discovers 2026-07-28 with
     ``server/discover``; a pinned 2026-07-28 client sends the ``_meta`` envelope on each request.
-    Tools (§4.1, structured output), progress (§4.8), resources (§4.2), prompts (§4.3), and the
-    server→client features (§4.11, §4.12): legacy ``elicitation/create`` / ``sampling/createMessage``
+    Tools (server/tools, structured output), progress (basic/patterns/progress), resources (server/resources), prompts (server/prompts), and the
+    server→client features (client/elicitation, basic/patterns/mrtr): legacy ``elicitation/create`` / ``sampling/createMessage``
     are JSON-RPC requests written to stdout (ids ``srv-…``) and answered on stdin; at 2026-07-28 the
     server MUST NOT write requests and returns an ``InputRequiredResult`` whose keys (``name``,
     ``llm_response``) the SDK fulfils through the same callbacks before retrying.
@@ -404,7 +404,7 @@ async def test_sdk_stdio_client(stdio_env: Mapping[str, str], mode: str) -> None
 @live
 def test_malformed_line_gets_parse_error_and_serving_continues(spawn: Callable[..., StdioProcess]) -> None:
     """
-    Issue 3 / digest §1, §6: a line that is not JSON gets a ``-32700`` error with ``id: null``
+    Issue 3 / MCP spec 2026-07-28, basic#messages; MCP spec 2026-07-28, basic#error-codes: a line that is not JSON gets a ``-32700`` error with ``id: null``
     (the id could not be read) and the process keeps serving — before and after ``initialize``.
     Invalid UTF-8 is a parse error too; valid JSON that is not a JSON-RPC message is ``-32600``.
     """
@@ -446,7 +446,7 @@ def test_ten_megabyte_line_is_refused_and_next_line_is_served(spawn: Callable[..
 @live
 def test_oversized_last_line_is_refused_whole(spawn: Callable[..., StdioProcess]) -> None:
     """
-    Issue 3 / digest §2.1: an oversized last line (no newline before stdin closes) is refused as a
+    Issue 3 / MCP spec 2026-07-28, basic/transports/stdio: an oversized last line (no newline before stdin closes) is refused as a
     whole: exactly one ``-32600`` answer (``id: null``), then exit 0. Nothing inside it — here a
     complete ``initialize`` request after 10 MB of padding — may be answered.
     """
@@ -463,7 +463,7 @@ def test_oversized_last_line_is_refused_whole(spawn: Callable[..., StdioProcess]
 @live
 def test_end_of_input_exits_with_code_zero(spawn: Callable[..., StdioProcess]) -> None:
     """
-    Digest §2.1: the client closes stdin to shut the server down; it SHOULD exit promptly. With
+    MCP spec 2026-07-28, basic/transports/stdio: the client closes stdin to shut the server down; it SHOULD exit promptly. With
     work in flight — a ``wait_forever`` call and an unanswered legacy elicitation request
     (``srv-…``) — the process still ends with exit code 0 within a few seconds, and whatever it
     writes on the way out is well-formed JSON-RPC. A process whose stdin closes before any message
@@ -492,7 +492,7 @@ def test_end_of_input_exits_with_code_zero(spawn: Callable[..., StdioProcess]) -
 @live
 def test_stdout_carries_only_jsonrpc_and_logs_go_to_stderr(spawn: Callable[..., StdioProcess]) -> None:
     """
-    Digest §2.1: the server MUST NOT write anything but MCP messages to stdout and MAY log to
+    MCP spec 2026-07-28, basic/transports/stdio: the server MUST NOT write anything but MCP messages to stdout and MAY log to
     stderr. With the ``django_mcp`` logger at DEBUG, a failing tool logs (to stderr) while stdout
     — through errors, log notifications, progress and a refused line — holds only newline-terminated
     JSON-RPC 2.0 messages.
@@ -524,7 +524,7 @@ def test_stdout_carries_only_jsonrpc_and_logs_go_to_stderr(spawn: Callable[..., 
 @live
 def test_batch_on_a_2025_03_26_session(spawn: Callable[..., StdioProcess]) -> None:
     """
-    Digest §1, §2.1: at 2025-03-26 a line may be a JSON-RPC batch. Every request in it gets exactly
+    MCP spec basic#messages, basic/transports/stdio: at 2025-03-26 a line may be a JSON-RPC batch. Every request in it gets exactly
     one response, notifications none; a bad member gets its own error; ``initialize`` MUST NOT be
     batched; an empty batch is ``-32600``. (Responses may come as lines or as one array line.)
     """
@@ -560,7 +560,7 @@ def test_batch_on_a_2025_03_26_session(spawn: Callable[..., StdioProcess]) -> No
 @live
 def test_batch_is_refused_on_a_2025_11_25_session(spawn: Callable[..., StdioProcess]) -> None:
     """
-    Digest §1: batching was removed after 2025-03-26 — on a 2025-11-25 session an array line is one
+    MCP spec basic#messages: batching was removed after 2025-03-26 — on a 2025-11-25 session an array line is one
     ``-32600`` error (``id: null``) and none of its members runs. The session keeps serving.
     """
     process = spawn()
@@ -574,7 +574,7 @@ def test_batch_is_refused_on_a_2025_11_25_session(spawn: Callable[..., StdioProc
 @live
 def test_request_before_initialize_without_meta_is_invalid(spawn: Callable[..., StdioProcess]) -> None:
     """
-    Digest §3.1, §3.3: a legacy request needs ``initialize`` first; without it and without the
+    MCP spec 2025-11-25 basic/lifecycle, basic/versioning#backward-compatibility: a legacy request needs ``initialize`` first; without it and without the
     2026-07-28 ``_meta`` envelope it is ``-32600`` (with its id). Notifications get no answer.
     ``initialize`` then still works.
     """
@@ -593,10 +593,10 @@ def test_request_before_initialize_without_meta_is_invalid(spawn: Callable[..., 
 @live
 def test_modern_requests_in_a_legacy_process_are_stateless(spawn: Callable[..., StdioProcess]) -> None:
     """
-    Digest §2.1, §3.3: a dual-era server MAY interleave both eras on one pipe. In a process that
+    MCP spec 2026-07-28, basic/transports/stdio, basic/versioning#backward-compatibility: a dual-era server MAY interleave both eras on one pipe. In a process that
     negotiated 2025-11-25 (with the elicitation capability), a request with the 2026-07-28
     ``_meta`` is served on its own: ``server/discover`` answers with ``resultType: complete``; a tool
-    that elicits returns an ``InputRequiredResult`` (MRTR, digest §4.12) instead of writing a
+    that elicits returns an ``InputRequiredResult`` (MRTR, MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322) instead of writing a
     request, and the retry with ``inputResponses`` + ``requestState`` completes. The legacy session
     still gets a real ``elicitation/create`` request (``srv-…``) for the same tool.
     """
@@ -637,7 +637,7 @@ def test_modern_requests_in_a_legacy_process_are_stateless(spawn: Callable[..., 
 @live
 def test_modern_only_process(spawn: Callable[..., StdioProcess]) -> None:
     """
-    Digest §2.1, §3.2: a process that never sends ``initialize`` is served request by request from
+    MCP spec 2026-07-28, basic/transports/stdio, basic/versioning: a process that never sends ``initialize`` is served request by request from
     the ``_meta`` envelope, and no request is ever written to stdout (a tool needing elicitation
     without the capability fails with ``-32021``). Legacy ``ping`` without a session stays ``-32600``;
     envelope errors are answered per request.
@@ -650,7 +650,7 @@ def test_modern_only_process(spawn: Callable[..., StdioProcess]) -> None:
     assert missing["error"]["code"] == -32021, missing
     assert process.call(request(4, "ping"))["error"]["code"] == -32600
 
-    # The envelope is checked per request (digest §1, §3.2): an unknown version is -32022 naming every
+    # The envelope is checked per request (MCP spec 2026-07-28, basic#messages; MCP spec 2026-07-28, basic/versioning, SEP-2575): an unknown version is -32022 naming every
     # version served; a missing clientCapabilities is -32602; a modern `initialize` is no handshake (-32601).
     unsupported = process.call(request(5, "server/discover", {"_meta": {
         "io.modelcontextprotocol/protocolVersion": "1900-01-01", "io.modelcontextprotocol/clientCapabilities": {}}}))
@@ -669,8 +669,8 @@ def test_modern_only_process(spawn: Callable[..., StdioProcess]) -> None:
 @live
 def test_cancelled_request_gets_no_response(spawn: Callable[..., StdioProcess]) -> None:
     """
-    Digest §4.9: on ``notifications/cancelled`` the server SHOULD stop and not respond; on stdio this
-    is how a 2026-07-28 client cancels too (§2.1). A cancelled ``wait_forever`` — a legacy one and a
+    MCP spec basic/patterns/cancellation: on ``notifications/cancelled`` the server SHOULD stop and not respond; on stdio this
+    is how a 2026-07-28 client cancels too (basic/transports/stdio). A cancelled ``wait_forever`` — a legacy one and a
     modern one — never gets a response, and the process keeps serving. Cancelling an unknown id is
     ignored.
     """
@@ -693,7 +693,7 @@ def test_cancelled_request_gets_no_response(spawn: Callable[..., StdioProcess]) 
 @live
 def test_subscriptions_listen(spawn: Callable[..., StdioProcess]) -> None:
     """
-    Digest §4.14: ``subscriptions/listen`` on stdio — the first message is
+    MCP spec basic/patterns/subscriptions: ``subscriptions/listen`` on stdio — the first message is
     ``notifications/subscriptions/acknowledged`` with the honoured filter, then change notifications
     tagged with ``io.modelcontextprotocol/subscriptionId`` (the listen request's id); filters not
     asked for are not delivered. After ``notifications/cancelled`` for the listen id nothing more
@@ -724,7 +724,7 @@ def test_subscriptions_listen(spawn: Callable[..., StdioProcess]) -> None:
 @live
 def test_second_initialize_does_not_duplicate_notifications(spawn: Callable[..., StdioProcess]) -> None:
     """
-    Digest §2.1, §3.1: the stdio process is the legacy session and ``initialize`` is its first
+    MCP spec 2026-07-28, basic/transports/stdio, 2025-11-25 basic/lifecycle: the stdio process is the legacy session and ``initialize`` is its first
     interaction. Whether a repeated ``initialize`` is refused or replaces the session, the client
     must keep getting each change notification once — never twice.
     """
@@ -745,9 +745,9 @@ def test_second_initialize_does_not_duplicate_notifications(spawn: Callable[...,
 @live
 def test_unknown_or_inactive_user_fails_to_start(spawn: Callable[..., StdioProcess]) -> None:
     """
-    Issue 3: stdio takes credentials from the environment (digest §5), so ``--user`` or
+    Issue 3: stdio takes credentials from the environment (MCP spec 2026-07-28, basic/authorization), so ``--user`` or
     ``DJANGO_MCP_USER`` name the user. An unknown or inactive user is a startup error: non-zero
-    exit, a message on stderr, nothing on stdout (digest §2.1).
+    exit, a message on stderr, nothing on stdout (MCP spec 2026-07-28, basic/transports/stdio).
     """
     cases = {
         "--user bob": (spawn("--user", "bob"), "bob"),

@@ -33,7 +33,7 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(self.client_config(options["name"], username), indent=2))
             return
         user = self.resolve_user(username)
-        # From here on stdout carries MCP messages only (digest §2.1): anything else that prints
+        # From here on stdout carries MCP messages only (MCP spec 2026-07-28, basic/transports/stdio): anything else that prints
         # — user code, libraries — goes to stderr instead.
         sys.stdout = sys.stderr
         asyncio.run(serve_stdio(user=user))

@@ -1,4 +1,4 @@
-"""``completion/complete`` (digest §4.4)."""
+"""``completion/complete`` (MCP spec 2026-07-28, server/utilities/completion)."""
 
 from typing import TYPE_CHECKING, Any
 

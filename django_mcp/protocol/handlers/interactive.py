@@ -1,5 +1,5 @@
 """
-Multi-round-trip requests (2026-07-28, SEP-2322, digest §4.12) for ``tools/call``,
+Multi-round-trip requests (2026-07-28, SEP-2322, MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322) for ``tools/call``,
 ``prompts/get`` and ``resources/read``.
 
 The handler runs with every answer known so far. If it asks for more, the answers gathered so far
@@ -50,7 +50,7 @@ async def run_interactive(dispatcher: "Dispatcher", ctx: RequestContext, params:
         if state.get("d") != digest:
             raise InvalidParams("requestState belongs to a different request")
         answers.update(state.get("a") or {})
-        # Only answers to what we asked count; unknown keys are ignored (digest §4.12).
+        # Only answers to what we asked count; unknown keys are ignored (MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322).
         pending = set(state.get("p") or ())
         answers.update({key: _wire(value) for key, value in (responses or {}).items() if key in pending})
     elif responses:

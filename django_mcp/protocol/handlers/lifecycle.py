@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def initialize_result(dispatcher: "Dispatcher", params: dict[str, Any] | None, ctx: RequestContext) -> dict[str, Any]:
     """
-    The ``InitializeResult`` for a legacy handshake (digest §3.1). The transport creates the
+    The ``InitializeResult`` for a legacy handshake (MCP spec 2025-11-25, basic/lifecycle#initialization). The transport creates the
     session from it; ``ctx.protocol_version`` is set to the negotiated version.
     """
     requested = (params or {}).get("protocolVersion")
@@ -62,7 +62,7 @@ def handshake(dispatcher: "Dispatcher", params: dict[str, Any] | None, user: Any
 
 
 async def ping(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
-    """``ping`` answers promptly with an empty result (digest §4.10)."""
+    """``ping`` answers promptly with an empty result (MCP spec 2025-11-25, basic/utilities/ping)."""
     return {}
 
 
@@ -78,7 +78,7 @@ async def set_level(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) 
 
 
 async def discover(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
-    """``server/discover`` (digest §3.2): versions, capabilities, instructions; cacheable."""
+    """``server/discover`` (MCP spec 2026-07-28, basic/versioning, SEP-2575): versions, capabilities, instructions; cacheable."""
     result: dict[str, Any] = {
         "supportedVersions": list(reversed(ALL_VERSIONS)),
         "capabilities": dispatcher.backend.capabilities(ctx),

@@ -1,4 +1,4 @@
-"""Prompts (digest §4.3)."""
+"""Prompts (MCP spec 2026-07-28, server/prompts)."""
 
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +18,7 @@ async def list_prompts(dispatcher: "Dispatcher", params: Any, ctx: RequestContex
 
 
 async def get_prompt(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
-    """Render a prompt; its result is not cacheable (digest §4.3)."""
+    """Render a prompt; its result is not cacheable (MCP spec 2026-07-28, server/prompts)."""
     arguments = params.arguments or {}
 
     async def run() -> dict[str, Any]:

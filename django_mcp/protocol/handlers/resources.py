@@ -1,4 +1,4 @@
-"""Resources (digest §4.2): listing, templates, reading, and legacy subscriptions."""
+"""Resources (MCP spec 2026-07-28, server/resources): listing, templates, reading, and legacy subscriptions."""
 
 from typing import TYPE_CHECKING, Any
 

@@ -1,5 +1,5 @@
 """
-``subscriptions/listen`` (2026-07-28, digest §4.14): acknowledge the honoured subset of the filter
+``subscriptions/listen`` (2026-07-28, MCP spec 2026-07-28, basic/patterns/subscriptions): acknowledge the honoured subset of the filter
 first, then forward change notifications tagged with the subscription id until either side ends.
 """
 

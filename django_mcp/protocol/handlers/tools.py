@@ -1,4 +1,4 @@
-"""``tools/list`` and ``tools/call`` (digest §4.1)."""
+"""``tools/list`` and ``tools/call`` (MCP spec 2026-07-28, server/tools)."""
 
 from typing import TYPE_CHECKING, Any
 
