@@ -39,6 +39,8 @@ class AuthenticationFailed(McpError):
 
     code = -32600
     default_message = "Authentication failed"
+    #: The authentication class that refused the credential (set by :func:`authenticate`).
+    authenticator: "BaseAuthentication | None" = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,18 +99,36 @@ def anonymous_user() -> Any:
 
 
 async def authenticate(authenticators: Iterable[BaseAuthentication], request: IncomingRequest) -> tuple[Any, Any]:
-    """Run the authenticators in order; ``(AnonymousUser, None)`` when none recognises a credential."""
+    """
+    Run the authenticators in order; ``(AnonymousUser, None)`` when none recognises a credential.
+    An :class:`AuthenticationFailed` leaves with ``authenticator`` set to the class that raised it.
+    """
     for authenticator in authenticators:
-        found = await authenticator.authenticate(request)
+        try:
+            found = await authenticator.authenticate(request)
+        except AuthenticationFailed as exc:
+            exc.authenticator = authenticator
+            raise
         if found is not None:
             return found
     return anonymous_user(), None
 
 
-def challenge(authenticators: Iterable[BaseAuthentication], request: IncomingRequest) -> str | None:
-    """The ``WWW-Authenticate`` value of a 401: the first authenticator's, as DRF does."""
+def challenge(authenticators: Iterable[BaseAuthentication], request: IncomingRequest,
+              failure: AuthenticationFailed | None = None) -> str | None:
+    """
+    The ``WWW-Authenticate`` value of a 401: the scheme of the class that refused the credential,
+    else of the first class that names one (DRF takes the first class's; here a session class
+    first in the list would leave bearer and key schemes without a challenge).
+    """
+    refused_by = getattr(failure, "authenticator", None)
+    header = refused_by.authenticate_header(request) if refused_by is not None else None
+    if header:
+        return header
     for authenticator in authenticators:
-        return authenticator.authenticate_header(request)
+        header = authenticator.authenticate_header(request)
+        if header:
+            return header
     return None
 
 

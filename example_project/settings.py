@@ -66,8 +66,17 @@ DATABASES = {
 
 CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# API keys for MCP clients, key → username (see library/authentication.py); the demo data creates
+# the librarian. Never keep real keys in settings files: read them from the environment.
+LIBRARY_API_KEYS = {os.environ.get("DEMO_API_KEY", "librarian-demo-key"): "librarian"}
+
 DJANGO_MCP = {
     "SERVER_NAME": "django-mcp-library",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "django_mcp.authentication.SessionAuthentication",
+        "django_mcp.authentication.ProcessUserAuthentication",
+        "example_project.library.authentication.ApiKeyAuthentication",
+    ],
     "SERVER_TITLE": "Library catalogue (django_mcp example)",
     "INSTRUCTIONS": "A library catalogue. Use search_books to find books, then read book resources for details.",
 }

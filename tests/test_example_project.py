@@ -24,7 +24,7 @@ def example_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSer
     migrate(env)
     loaded = subprocess.run([sys.executable, "manage.py", "mcp_demo_data"], cwd=ROOT, env=server_env(env),
                             capture_output=True, text=True, timeout=60, check=True)
-    assert "Demo data ready: 3 authors, 7 books" in loaded.stdout
+    assert "Demo data ready: 3 authors, 7 books" in loaded.stdout and "the librarian" in loaded.stdout
     with LiveServer("example_project.asgi:application", env=env, name="example") as server:
         yield server
 
@@ -49,3 +49,32 @@ async def test_example_catalogue_over_mcp(example_server: LiveServer, mode: str)
         assert '"available": false' in read.contents[0].text
         prompt = await client.get_prompt("recommend", {"author": "Italo Calvino"})
         assert "Italo Calvino" in prompt.messages[0].content.text
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_the_librarian_key_reveals_the_guarded_tool(example_server: LiveServer, mode: str) -> None:
+    """Permission classes hide return_book from anonymous clients; the demo API key authenticates the librarian."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with asyncio.timeout(30), Client(example_server.mcp_url, mode=mode) as anonymous:
+        assert "return_book" not in [tool.name for tool in (await anonymous.list_tools()).tools]
+
+    http = httpx2.AsyncClient(headers={"X-Api-Key": "librarian-demo-key"})
+    async with asyncio.timeout(30), http, Client(streamable_http_client(example_server.mcp_url, http_client=http),
+                                                  mode=mode) as librarian:
+        names = [tool.name for tool in (await librarian.list_tools()).tools]
+        assert names == ["search_books", "lend_book", "return_book"]
+        found = await librarian.call_tool("search_books", {"query": "kindred"})
+        book_id = found.structured_content["result"][0]["id"]
+        await librarian.call_tool("lend_book", {"book_id": book_id})
+        returned = await librarian.call_tool("return_book", {"book_id": book_id})
+        assert returned.content[0].text == f"Returned book {book_id}; librarian put it back on the shelf."
+
+    wrong = httpx2.AsyncClient(headers={"X-Api-Key": "not-a-key"})
+    async with wrong:
+        response = await wrong.post(example_server.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                                    headers={"Accept": "application/json, text/event-stream"})
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == 'ApiKey realm="library", header="X-Api-Key"'
+    assert response.json()["error"]["message"] == "Unknown API key"

@@ -170,7 +170,7 @@ class HttpStreamConsumer(AsyncConsumer):
         try:
             self.user, self.auth = await authenticate(authenticators, request)
         except AuthenticationFailed as exc:
-            header = challenge(authenticators, request)
+            header = challenge(authenticators, request, exc)
             await self.send_error(401, None, exc, [(b"www-authenticate", header.encode("latin-1"))] if header else None)
             return False
         return True

@@ -1,13 +1,16 @@
 """
-The catalogue as an MCP server: tools to search and lend books, resources for each book and
-author, and a prompt. Autodiscovered by django_mcp, as ``admin.py`` is by the admin.
+The catalogue as an MCP server: tools to search, lend and return books, resources for each book
+and author, and a prompt. Autodiscovered by django_mcp, as ``admin.py`` is by the admin. Both
+forms are shown: decorated functions (the short form) and options classes registered with
+``@register()``, which is what the decorators build.
 """
 
 from django.db.models import Q
 from pydantic import BaseModel, Field
 
-from django_mcp import Context, prompt, resource, tool
+from django_mcp import Context, Resource, Tool, prompt, register, resource, tool
 from django_mcp.notifications import anotify_resource_updated
+from django_mcp.permissions import HasPermission, IsAuthenticated
 
 from .models import Author, Book
 
@@ -35,23 +38,45 @@ def search_books(query: str = Field(description="Words from the title or the aut
     return [_out(book) for book in books[:limit]]
 
 
-@tool(annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True})
-async def lend_book(book_id: int, ctx: Context) -> str:
+@register()
+class LendBook(Tool):
     """Mark a book as lent out, after the user confirms."""
-    book = await Book.objects.select_related("author").filter(pk=book_id).afirst()
-    if book is None:
-        raise ValueError(f"No book with id {book_id}")
-    if not book.available:
-        return f"{book.title} is already lent out."
-    if ctx.has_capability("elicitation"):
-        answer = await ctx.elicit(f"Lend '{book.title}' by {book.author.name}?",
-                                  {"type": "object", "properties": {"confirm": {"type": "boolean"}},
-                                   "required": ["confirm"]}, key="confirm")
-        if answer.action != "accept" or not (answer.content or {}).get("confirm"):
-            return "Nothing changed."
-    await Book.objects.filter(pk=book_id).aupdate(available=False)
-    await anotify_resource_updated(f"library://books/{book_id}")
-    return f"Lent out: {book.title}."
+
+    # The class form: options as attributes, the work in call(). Anyone may lend.
+    annotations = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True}
+
+    async def call(self, book_id: int, ctx: Context) -> str:
+        book = await Book.objects.select_related("author").filter(pk=book_id).afirst()
+        if book is None:
+            raise ValueError(f"No book with id {book_id}")
+        if not book.available:
+            return f"{book.title} is already lent out."
+        if ctx.has_capability("elicitation"):
+            answer = await ctx.elicit(f"Lend '{book.title}' by {book.author.name}?",
+                                      {"type": "object", "properties": {"confirm": {"type": "boolean"}},
+                                       "required": ["confirm"]}, key="confirm")
+            if answer.action != "accept" or not (answer.content or {}).get("confirm"):
+                return "Nothing changed."
+        await Book.objects.filter(pk=book_id).aupdate(available=False)
+        await anotify_resource_updated(f"library://books/{book_id}")
+        return f"Lent out: {book.title}."
+
+
+@register()
+class ReturnBook(Tool):
+    """Take a lent book back into the catalogue (librarians only)."""
+
+    annotations = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True}
+    # Hidden from everyone else: not in their tools/list, and "unknown tool" if they call it.
+    # Try it with the librarian's API key: X-Api-Key: librarian-demo-key.
+    permission_classes = [IsAuthenticated & HasPermission("library.change_book")]
+
+    async def call(self, book_id: int, ctx: Context) -> str:
+        updated = await Book.objects.filter(pk=book_id, available=False).aupdate(available=True)
+        if not updated:
+            return f"Book {book_id} is not lent out."
+        await anotify_resource_updated(f"library://books/{book_id}")
+        return f"Returned book {book_id}; {ctx.user.username} put it back on the shelf."
 
 
 @resource("library://books/{book_id}", name="book", description="One book with its summary.",
@@ -63,10 +88,16 @@ def book(book_id: str) -> dict:
     return {**_out(found).model_dump(), "summary": found.summary}
 
 
-@resource("library://authors", name="authors", description="Every author in the catalogue.",
-          mime_type="application/json")
-def authors() -> list[dict]:
-    return [{"id": a.pk, "name": a.name, "born": a.born} for a in Author.objects.all()]
+@register()
+class Authors(Resource):
+    """Every author in the catalogue."""
+
+    uri = "library://authors"
+    name = "authors"
+    mime_type = "application/json"
+
+    def read(self) -> list[dict]:
+        return [{"id": a.pk, "name": a.name, "born": a.born} for a in Author.objects.all()]
 
 
 def _author_names(value: str, context: dict[str, str]) -> list[str]:

@@ -1,5 +1,7 @@
 """Load a few authors and books so the example server has something to show."""
 
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
@@ -35,5 +37,11 @@ class Command(BaseCommand):
                 _, made = Book.objects.get_or_create(title=title, author=author,
                                                      defaults={"published": year, "summary": summary})
                 created += made
+        # The librarian may take books back (library.change_book); MCP clients act as them with the
+        # demo API key. No password: nobody logs in to the site as the librarian.
+        librarian, _ = get_user_model().objects.get_or_create(username="librarian")
+        librarian.set_unusable_password()
+        librarian.save()
+        librarian.user_permissions.add(Permission.objects.get(content_type__app_label="library", codename="change_book"))
         self.stdout.write(f"Demo data ready: {Author.objects.count()} authors, {Book.objects.count()} books "
-                          f"({created} new).")
+                          f"({created} new), and the librarian.")

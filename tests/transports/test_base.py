@@ -1,0 +1,39 @@
+"""The consumer plumbing shared by the HTTP transports: the channel-layer reader."""
+
+import asyncio
+import logging
+
+from channels.layers import InMemoryChannelLayer
+
+from django_mcp.fanout import SSE_SEND
+from django_mcp.transports.base import HttpStreamConsumer
+
+
+class Listener(HttpStreamConsumer):
+    """Handles one event type, as a real consumer handles its own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[dict] = []
+
+    async def mcp_notify(self, event: dict) -> None:
+        self.seen.append(event)
+
+
+async def test_the_reader_logs_unknown_events_and_skips_other_consumers_events(caplog):
+    consumer = Listener()
+    consumer.channel_layer = InMemoryChannelLayer()
+    consumer.channel_name = await consumer.channel_layer.new_channel()
+    reader = asyncio.ensure_future(consumer._read_channel())
+    with caplog.at_level(logging.WARNING, logger="django_mcp.transports"):
+        for event in ({"type": SSE_SEND, "message": {}}, {"type": "mcp.typo"}, {"type": "mcp.notify", "kind": "tools"}):
+            await consumer.channel_layer.send(consumer.channel_name, event)
+        for _ in range(50):
+            if consumer.seen:
+                break
+            await asyncio.sleep(0.01)
+    reader.cancel()
+    assert consumer.seen == [{"type": "mcp.notify", "kind": "tools"}]
+    warnings = [record.getMessage() for record in caplog.records]
+    # A known type meant for another kind of consumer is no news; a type nobody defines is.
+    assert warnings == ["Ignoring unknown channel-layer event type 'mcp.typo'"]
