@@ -374,41 +374,5 @@ def autodiscover(register_to: Any = None) -> None:
     autodiscover_modules("mcp", register_to=register_to if register_to is not None else site)
 
 
-def register(*models: Any, site: McpSite | None = None) -> Callable[[type], type]:
-    """
-    Class decorator: ``@register(Book)`` registers an options class for models,
-    ``@register()`` registers a tool, resource or prompt class.
-    """
-    def wrapper(cls: type) -> type:
-        target = site if site is not None else globals()["site"]
-        if models:
-            if not issubclass(cls, ModelOptions):
-                raise ValueError("Wrapped class must subclass ModelOptions (for example ModelResource).")
-            target.register(models, options_class=cls)
-        else:
-            if not issubclass(cls, Primitive):
-                raise ValueError("@register() without models wraps a Tool, Resource, ResourceTemplate or Prompt "
-                                 "class.")
-            target.register(cls)
-        return cls
-
-    return wrapper
-
-
-def tool(first: Any = None, *, site: McpSite | None = None, **options: Any) -> Callable[[Any], Any]:
-    """Register a function as a tool on ``site`` (``django_mcp.site`` unless given)."""
-    return (site if site is not None else globals()["site"]).tool(first, **options)
-
-
-def resource(uri: str, *, site: McpSite | None = None, **options: Any) -> Callable[[Any], Any]:
-    """Register a function as the resource (or resource template) at ``uri``."""
-    return (site if site is not None else globals()["site"]).resource(uri, **options)
-
-
-def prompt(first: Any = None, *, site: McpSite | None = None, **options: Any) -> Callable[[Any], Any]:
-    """Register a function as a prompt."""
-    return (site if site is not None else globals()["site"]).prompt(first, **options)
-
-
 __all__ = ["AlreadyRegistered", "DefaultMcpSite", "McpSite", "NotRegistered", "autodiscover", "get_default_site",
-           "prompt", "register", "resource", "site", "tool"]
+           "site"]

@@ -3,7 +3,7 @@
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from django_mcp import sites
+from django_mcp import decorators, sites
 from django_mcp.authentication import SessionAuthentication
 from django_mcp.conf import mcp_settings
 from django_mcp.sites import McpSite, get_default_site
@@ -27,7 +27,7 @@ def test_a_custom_site_instance_in_settings_gets_the_registrations(settings):
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "SITE": "tests.test_conf.library_site"}
     assert get_default_site() is library_site
 
-    @sites.tool()
+    @decorators.tool()
     def only_on_the_library_site() -> str:
         return ""
 

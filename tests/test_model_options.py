@@ -16,7 +16,8 @@ from django_mcp.protocol.context import RequestContext
 from django_mcp.protocol.errors import ResourceNotFound
 from django_mcp.protocol.versions import Era
 from django_mcp.resources.base import Resource
-from django_mcp.sites import AlreadyRegistered, McpSite, NotRegistered, register
+from django_mcp.decorators import register
+from django_mcp.sites import AlreadyRegistered, McpSite, NotRegistered
 from django_mcp.sources import PrimitiveSource
 
 

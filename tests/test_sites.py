@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from django_mcp import sites
+from django_mcp import decorators, sites
 from django_mcp.protocol.context import RequestContext
 from django_mcp.protocol.dispatcher import Dispatcher
 from django_mcp.protocol.errors import InvalidParams, ResourceNotFound
@@ -112,24 +112,24 @@ def test_module_level_bare_tool_raises_and_registers_nothing():
         return ""
 
     with pytest.raises(TypeError):
-        sites.tool(never_registered_tool)
+        decorators.tool(never_registered_tool)
     with pytest.raises(TypeError):
-        sites.prompt(never_registered_tool)
+        decorators.prompt(never_registered_tool)
     assert sites.site.get_tool("never_registered_tool") is None
 
 
 def test_module_level_decorators_take_a_site():
     site = McpSite()
 
-    @sites.tool(site=site, title="T")
+    @decorators.tool(site=site, title="T")
     def t() -> str:
         return ""
 
-    @sites.prompt(site=site)
+    @decorators.prompt(site=site)
     def p() -> str:
         return ""
 
-    @sites.resource("r://{id}", site=site)
+    @decorators.resource("r://{id}", site=site)
     def r(id: str) -> str:
         return id
 
