@@ -92,6 +92,15 @@ class ProcessUserAuthentication(BaseAuthentication):
         return user, None
 
 
+def get_authenticators(classes: Iterable[Any] | None) -> list[BaseAuthentication]:
+    """Instances of ``classes`` (classes or instances); None means the setting's list."""
+    if classes is None:
+        from .conf import mcp_settings
+
+        classes = mcp_settings.DEFAULT_AUTHENTICATION_CLASSES
+    return [cls() if isinstance(cls, type) else cls for cls in classes]
+
+
 def anonymous_user() -> Any:
     from django.contrib.auth.models import AnonymousUser
 
@@ -133,4 +142,4 @@ def challenge(authenticators: Iterable[BaseAuthentication], request: IncomingReq
 
 
 __all__ = ["AuthenticationFailed", "BaseAuthentication", "IncomingRequest", "ProcessUserAuthentication",
-           "SessionAuthentication", "authenticate", "challenge"]
+           "SessionAuthentication", "authenticate", "challenge", "get_authenticators"]

@@ -19,7 +19,7 @@ from channels.consumer import AsyncConsumer, get_handler_name
 from channels.exceptions import StopConsumer
 from channels.layers import get_channel_layer
 
-from ..authentication import AuthenticationFailed, IncomingRequest, authenticate, challenge
+from ..authentication import AuthenticationFailed, IncomingRequest, authenticate, challenge, get_authenticators
 from ..conf import mcp_settings
 from ..fanout import EVENT_TYPES
 from ..protocol import jsonrpc
@@ -151,10 +151,7 @@ class HttpStreamConsumer(AsyncConsumer):
 
     def get_authenticators(self) -> list[Any]:
         """Instances of the authentication classes (DRF's ``get_authenticators``)."""
-        classes = self.authentication_classes
-        if classes is None:
-            classes = mcp_settings.DEFAULT_AUTHENTICATION_CLASSES
-        return [cls() if isinstance(cls, type) else cls for cls in classes]
+        return get_authenticators(self.authentication_classes)
 
     def incoming_request(self) -> IncomingRequest:
         headers = {name.decode("latin-1"): value for name, value in self.headers.items()}

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, BinaryIO
 
 from channels.layers import get_channel_layer
-from ..authentication import IncomingRequest, authenticate
+from ..authentication import IncomingRequest, authenticate, get_authenticators
 from ..conf import mcp_settings
 from ..protocol import jsonrpc
 from ..protocol.context import RequestContext
@@ -187,11 +187,8 @@ class StdioServer:
 
     async def authenticate(self) -> tuple[Any, Any]:
         """Who is asking, decided per request as on every transport; raises ``AuthenticationFailed``."""
-        classes = self.authentication_classes
-        if classes is None:
-            classes = mcp_settings.DEFAULT_AUTHENTICATION_CLASSES
-        authenticators = [cls() if isinstance(cls, type) else cls for cls in classes]
-        return await authenticate(authenticators, IncomingRequest(transport="stdio", process_user=self.process_user))
+        return await authenticate(get_authenticators(self.authentication_classes),
+                                  IncomingRequest(transport="stdio", process_user=self.process_user))
 
     async def serve_request(self, message: dict[str, Any],
                             context: Callable[[dict[str, Any], Any, Any], RequestContext]) -> None:
