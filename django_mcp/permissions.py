@@ -34,10 +34,23 @@ if TYPE_CHECKING:
 
 
 async def _ask(method: Callable[..., Any], *args: Any) -> bool:
-    """Call a permission method, sync (in a thread, it may use the ORM) or async."""
-    if inspect.iscoroutinefunction(method):
-        return bool(await method(*args))
-    return bool(await database_sync_to_async(method)(*args))
+    """
+    Call a permission method, sync (in a thread, it may use the ORM) or async. A result that is
+    awaitable (a lambda returning a coroutine, an object with ``async def __call__``) is awaited:
+    a coroutine object is truthy, and taking it for a yes would let everyone in.
+    """
+    if inspect.iscoroutinefunction(method) or inspect.iscoroutinefunction(getattr(method, "__call__", None)):
+        result = await method(*args)
+    else:
+        result = await database_sync_to_async(method)(*args)
+    if inspect.isawaitable(result):
+        result = await result
+    return bool(result)
+
+
+def _is_type_hint(value: Any) -> bool:
+    """None or a class that is no permission: ``|`` then builds a type union, not an OR."""
+    return value is None or (isinstance(value, type) and not issubclass(value, BasePermission))
 
 
 class _Composable(type):
@@ -49,10 +62,14 @@ class _Composable(type):
     def __rand__(cls, other: Any) -> BasePermission:
         return AND(as_permission(other), as_permission(cls))
 
-    def __or__(cls, other: Any) -> BasePermission:
+    def __or__(cls, other: Any) -> Any:
+        if _is_type_hint(other):
+            return super().__or__(other)  # IsAuthenticated | None in an annotation is a Union
         return OR(as_permission(cls), as_permission(other))
 
-    def __ror__(cls, other: Any) -> BasePermission:
+    def __ror__(cls, other: Any) -> Any:
+        if _is_type_hint(other):
+            return super().__ror__(other)
         return OR(as_permission(other), as_permission(cls))
 
     def __invert__(cls) -> BasePermission:
@@ -191,10 +208,11 @@ class HasPermission(BasePermission):
 class DjangoModelPermissions(BasePermission):
     """
     Django's model permissions, mapped per MCP action as DRF maps HTTP methods. The primitive
-    names its model in a ``model`` attribute (model resources do). Actions: ``list`` (the
-    ``*/list`` methods), ``read`` (``resources/read``), ``get`` (``prompts/get``), ``call``
-    (``tools/call``; a tool annotated ``readOnlyHint`` needs only ``view``), ``complete``.
-    Override :attr:`perms_map` to change the mapping.
+    names its model in a ``model`` attribute (model resources do). Actions: ``read``
+    (``resources/read``), ``get`` (``prompts/get``) and ``complete`` need ``view``; ``call``
+    (``tools/call``) needs ``change``, or ``view`` for a tool annotated ``readOnlyHint``. Listing
+    a primitive asks what using it asks, so a tool is listed only to those who may call it;
+    ``list`` is for listings of the model's own rows. Override :attr:`perms_map` to change this.
     """
 
     view = ["%(app_label)s.view_%(model_name)s"]
@@ -221,17 +239,24 @@ class DjangoModelPermissions(BasePermission):
                                        "set a `model` attribute on it, or use HasPermission.")
         return model
 
+    #: What using each kind of primitive is, for listings and completions of it.
+    use_actions = {"tool": "call", "resource": "read", "resource_template": "read", "prompt": "get"}
+
     def action_of(self, ctx: Context, primitive: Any) -> str:
-        action = ctx.action
+        action = ctx.action or "list"
+        if action in ("list", "complete") and getattr(primitive, "kind", None) in self.use_actions:
+            # Hidden and refused must agree: what may not be used is not listed either.
+            action = self.use_actions[primitive.kind]
         if action == "call" and (getattr(primitive, "annotations", None) or {}).get("readOnlyHint"):
             return "call_read_only"
         return action
 
     def has_permission(self, ctx: Context, primitive: Any) -> bool:
+        # The model first: a misconfigured primitive fails for every user, not only the authenticated.
+        perms = self.get_required_permissions(self.action_of(ctx, primitive), self.model_of(primitive))
         user = ctx.user
         if user is None or not user.is_authenticated:
             return False
-        perms = self.get_required_permissions(self.action_of(ctx, primitive), self.model_of(primitive))
         return bool(user.has_perms(perms))
 
 
