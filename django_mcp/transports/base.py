@@ -160,7 +160,8 @@ class HttpStreamConsumer(AsyncConsumer):
     async def authenticate(self) -> bool:
         """
         Decide who is asking, once per request: ``self.user`` and ``self.auth``. A credential that
-        is presented and refused gets a 401 with the first authenticator's ``WWW-Authenticate``.
+        is presented and refused gets a 401 whose ``WWW-Authenticate`` names the refusing class's
+        scheme (see :func:`~django_mcp.authentication.challenge`).
         """
         authenticators = self.get_authenticators()
         request = self.incoming_request()
