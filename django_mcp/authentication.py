@@ -28,9 +28,9 @@ example of the seam::
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
+from .conf import mcp_settings
 from .protocol.errors import McpError
 
 
@@ -43,7 +43,6 @@ class AuthenticationFailed(McpError):
     authenticator: "BaseAuthentication | None" = None
 
 
-@dataclass(frozen=True, slots=True)
 class IncomingRequest:
     """
     What an authentication class may look at. ``headers`` has lower-case names (the last value
@@ -51,10 +50,23 @@ class IncomingRequest:
     the user a stdio server was started for (``--user``), None over HTTP.
     """
 
-    transport: str
-    headers: dict[str, str] = field(default_factory=dict)
-    scope: dict[str, Any] = field(default_factory=dict)
-    process_user: Any = None
+    __slots__ = ("transport", "scope", "process_user", "_raw_headers", "_headers")
+
+    def __init__(self, transport: str, headers: dict[str, str] | None = None, scope: dict[str, Any] | None = None,
+                 process_user: Any = None, *, raw_headers: dict[bytes, str] | None = None) -> None:
+        self.transport = transport
+        self.scope = scope if scope is not None else {}
+        self.process_user = process_user
+        self._headers = headers
+        self._raw_headers = raw_headers
+
+    @property
+    def headers(self) -> dict[str, str]:
+        # Decoded on first use: most requests meet no class that reads a header.
+        if self._headers is None:
+            raw = self._raw_headers or {}
+            self._headers = {name.decode("latin-1"): value for name, value in raw.items()}
+        return self._headers
 
 
 class BaseAuthentication:
@@ -92,19 +104,33 @@ class ProcessUserAuthentication(BaseAuthentication):
         return user, None
 
 
-def get_authenticators(classes: Iterable[Any] | None) -> list[BaseAuthentication]:
-    """Instances of ``classes`` (classes or instances); None means the setting's list."""
-    if classes is None:
-        from .conf import mcp_settings
+_instances: dict[int, tuple[Any, list[BaseAuthentication]]] = {}
 
-        classes = mcp_settings.DEFAULT_AUTHENTICATION_CLASSES
-    return [cls() if isinstance(cls, type) else cls for cls in classes]
+
+def get_authenticators(classes: Iterable[Any] | None) -> list[BaseAuthentication]:
+    """
+    Instances of ``classes`` (classes or instances); None means the setting's list. Made once per
+    list and shared by every request, like a site's primitives: keep request state off ``self``.
+    """
+    if classes is None:
+        classes = mcp_settings.DEFAULT_AUTHENTICATION_CLASSES  # a new list after a settings reload
+    cached = _instances.get(id(classes))
+    if cached is None or cached[0] is not classes:
+        cached = _instances[id(classes)] = (classes, [cls() if isinstance(cls, type) else cls for cls in classes])
+    return cached[1]
+
+
+_anonymous: Any = None
 
 
 def anonymous_user() -> Any:
-    from django.contrib.auth.models import AnonymousUser
+    """The shared ``AnonymousUser``: it holds no state, so one serves every request."""
+    global _anonymous
+    if _anonymous is None:
+        from django.contrib.auth.models import AnonymousUser
 
-    return AnonymousUser()
+        _anonymous = AnonymousUser()
+    return _anonymous
 
 
 async def authenticate(authenticators: Iterable[BaseAuthentication], request: IncomingRequest) -> tuple[Any, Any]:

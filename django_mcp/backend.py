@@ -26,6 +26,13 @@ if TYPE_CHECKING:
 COMPLETION_LIMIT = 100
 
 
+def handle(ctx: RequestContext) -> Context:
+    """The request's :class:`Context` for permission checks and definitions, made once per request."""
+    if ctx.handle is None:
+        ctx.handle = Context(ctx)
+    return ctx.handle
+
+
 @functools.cache
 def package_version() -> str:
     # Cached: importlib.metadata reads the disk, and serverInfo goes out with every 2026 result.
@@ -99,7 +106,7 @@ class SiteBackend:
 
     async def find(self, kind: str, key: str, ctx: RequestContext) -> Primitive | None:
         """The primitive of ``kind`` named ``key`` that this request may use, else None."""
-        context = Context(ctx)
+        context = handle(ctx)
         for source in self.sources(kind):
             primitive = await source.lookup(key, context)
             if primitive is not None:
@@ -117,7 +124,7 @@ class SiteBackend:
         sources = self.sources(kind)
         size = self.page_size or mcp_settings.PAGE_SIZE
         index, position = self.cursor_position(cursor, kind, len(sources))
-        context = Context(ctx)
+        context = handle(ctx)
         items: list[dict[str, Any]] = []
         while index < len(sources):
             batch, more = await sources[index].candidates(context, position, size - len(items))
@@ -161,10 +168,10 @@ class SiteBackend:
 
     # Single primitives ----------------------------------------------------------------------------
 
-    async def tool_definition(self, name: str, ctx: RequestContext) -> dict[str, Any] | None:
-        """The definition of a tool this request may call, else None (used for mirrored headers)."""
+    async def tool_input_schema(self, name: str, ctx: RequestContext) -> dict[str, Any] | None:
+        """The ``inputSchema`` of a tool this request may call, else None (for mirrored headers)."""
         tool = await self.find("tool", name, ctx)
-        return None if tool is None else await tool.get_definition(Context(ctx))
+        return None if tool is None else tool.get_input_schema(handle(ctx))  # type: ignore[attr-defined]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
         tool = await self.find("tool", name, ctx)
@@ -175,7 +182,7 @@ class SiteBackend:
 
     async def resolve_resource(self, uri: str, ctx: RequestContext) -> tuple[Primitive, dict[str, str]] | None:
         """The resource or template that serves ``uri`` for this request, with its variables."""
-        context = Context(ctx)
+        context = handle(ctx)
         for kind in ("resource", "resource_template"):
             for source in self.sources(kind):
                 found = await source.match(uri, context)
@@ -213,5 +220,5 @@ class SiteBackend:
                 return {"values": [], "total": 0, "hasMore": False}  # a fixed URI has nothing to complete
             what = "prompt" if kind == "prompt" else "resource template"
             raise InvalidParams(f"Unknown {what}: {key}")
-        values = await target.get_completions(Context(ctx), name, value, context)  # type: ignore[attr-defined]
+        values = await target.get_completions(handle(ctx), name, value, context)  # type: ignore[attr-defined]
         return {"values": values[:COMPLETION_LIMIT], "total": len(values), "hasMore": len(values) > COMPLETION_LIMIT}

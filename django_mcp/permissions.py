@@ -331,7 +331,8 @@ def as_permissions(values: Iterable[Any] | None) -> list[BasePermission]:
 async def allows(permissions: Iterable[BasePermission], ctx: Context, primitive: Any) -> bool:
     """Whether every permission allows ``primitive`` (stops at the first refusal)."""
     for permission in permissions:
-        if not await _ask(permission.has_permission, ctx, primitive):
+        # AllowAny is the default on every primitive: answer it without a coroutine.
+        if type(permission) is not AllowAny and not await _ask(permission.has_permission, ctx, primitive):
             return False
     return True
 

@@ -207,7 +207,7 @@ class Primitive:
         """The permission instances that guard this primitive (DRF's ``get_permissions``)."""
         if self._permissions is not None:
             return self._permissions
-        return as_permissions(mcp_settings.DEFAULT_PERMISSION_CLASSES)
+        return default_permissions()
 
     async def has_permission(self, ctx: Context) -> bool:
         """Whether the request may see and use this primitive: listings and calls ask this."""
@@ -219,6 +219,18 @@ class Primitive:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.kind} {self.key!r}>"
+
+
+_defaults: tuple[Any, list[BasePermission]] = (None, [])
+
+
+def default_permissions() -> list[BasePermission]:
+    """``DEFAULT_PERMISSION_CLASSES`` as instances, made again only when the setting changes."""
+    global _defaults
+    classes = mcp_settings.DEFAULT_PERMISSION_CLASSES  # a new list object after a settings reload
+    if _defaults[0] is not classes:
+        _defaults = (classes, as_permissions(classes))
+    return _defaults[1]
 
 
 def as_class_attributes(options: dict[str, Any]) -> dict[str, Any]:

@@ -209,7 +209,15 @@ class McpSite(SiteBackend):
         self.forget_capabilities()
 
     def sources(self, kind: str) -> list[PrimitiveSource]:
-        return [self._registry.primitives[kind], *self._registry.sources[kind]]
+        # Asked by every lookup; the chain changes only with registrations, which forget it.
+        chain = self._sources_cache.get(kind)
+        if chain is None:
+            chain = self._sources_cache[kind] = [self._registry.primitives[kind], *self._registry.sources[kind]]
+        return chain
+
+    def forget_capabilities(self) -> None:
+        super().forget_capabilities()
+        self._sources_cache: dict[str, list[PrimitiveSource]] = {}
 
     @staticmethod
     def _build(base: type[Primitive], target: Any, options: dict[str, Any], where: str) -> Primitive:
@@ -338,7 +346,16 @@ _instances: dict[type, McpSite] = {}
 
 def get_default_site() -> McpSite:
     """The site ``DJANGO_MCP["SITE"]`` names: an instance, or a class instantiated once."""
+    resolved = site._wrapped  # asked on every request: skip the settings once resolved
+    if resolved is not empty:
+        return resolved
     value = mcp_settings.SITE
+    return resolve_default_site(value)
+
+
+def resolve_default_site(value: Any = None) -> McpSite:
+    """Resolve ``DJANGO_MCP["SITE"]`` itself, without the lazy object."""
+    value = mcp_settings.SITE if value is None else value
     if isinstance(value, type) and issubclass(value, McpSite):
         if value not in _instances:
             _instances[value] = value()
@@ -352,7 +369,7 @@ class DefaultMcpSite(LazyObject):
     """``django_mcp.site``: resolves ``DJANGO_MCP["SITE"]`` on first use, like ``admin.site``."""
 
     def _setup(self) -> None:
-        self._wrapped = get_default_site()
+        self._wrapped = resolve_default_site()
 
     def __repr__(self) -> str:
         return repr(self._wrapped) if self._wrapped is not empty else "<DefaultMcpSite (not resolved yet)>"

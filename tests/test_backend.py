@@ -163,8 +163,8 @@ async def test_lookups_ask_the_listing_question_once_per_request():
     permission = Counting(hidden={1})
     site = numbered_site(2, permission)
     request = ctx()
-    assert await site.tool_definition("tool_00001", request) is None
-    assert (await site.tool_definition("tool_00000", request))["name"] == "tool_00000"
+    assert await site.tool_input_schema("tool_00001", request) is None
+    assert await site.tool_input_schema("tool_00000", request) == {"type": "object"}
     await site.call_tool("tool_00000", {}, request)
     assert permission.calls == 2  # the call reused the decision taken for the header check
     with pytest.raises(InvalidParams, match="Unknown tool: tool_00001"):

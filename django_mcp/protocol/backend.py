@@ -38,8 +38,8 @@ class Backend(Protocol):
 
     async def list_tools(self, cursor: str | None, ctx: RequestContext) -> Page: ...
 
-    async def tool_definition(self, name: str, ctx: RequestContext) -> dict[str, Any] | None:
-        """The ``Tool`` object of a tool this request may call, else None."""
+    async def tool_input_schema(self, name: str, ctx: RequestContext) -> dict[str, Any] | None:
+        """The ``inputSchema`` of a tool this request may call, else None."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], ctx: RequestContext) -> dict[str, Any]: ...
 

@@ -64,6 +64,8 @@ class RequestContext:
     # Permission decisions already taken in this request, by (kind, key): a 2026-07-28 tools/call
     # asks once for its mirrored headers and once to run, and the answer cannot change between.
     decisions: dict[tuple[str, str], bool] = field(default_factory=dict)
+    # The Django layer's handle on this request for permission checks and definitions, made once.
+    handle: Any = None
 
     @classmethod
     def for_legacy(cls, session: LegacySession, message: dict[str, Any], *, user: Any, auth: Any = None,

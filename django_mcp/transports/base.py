@@ -154,8 +154,7 @@ class HttpStreamConsumer(AsyncConsumer):
         return get_authenticators(self.authentication_classes)
 
     def incoming_request(self) -> IncomingRequest:
-        headers = {name.decode("latin-1"): value for name, value in self.headers.items()}
-        return IncomingRequest(transport=self.transport, headers=headers, scope=self.scope)
+        return IncomingRequest(self.transport, scope=self.scope, raw_headers=self.headers)
 
     async def authenticate(self) -> bool:
         """

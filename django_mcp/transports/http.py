@@ -156,9 +156,8 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
                 # Only a tool this request may call has its Mcp-Param-* headers checked: a hidden
                 # one must not be told apart from one that does not exist.
                 params = message.get("params") or {}
-                tool = await self.dispatcher().backend.tool_definition(str(params.get("name")), ctx)
-                mirrored_headers.validate_params(self.headers, params.get("arguments"),
-                                                 (tool or {}).get("inputSchema") or {})
+                schema = await self.dispatcher().backend.tool_input_schema(str(params.get("name")), ctx)
+                mirrored_headers.validate_params(self.headers, params.get("arguments"), schema or {})
         except McpError as exc:
             await self.send_error(status_for_error(exc.code, Era.MODERN), request_id, exc)
             return
