@@ -44,6 +44,11 @@ DEFAULTS: dict[str, Any] = {
     "LIST_TTL_MS": 0,
     # Legacy sessions untouched this long are expired.
     "SESSION_IDLE_TIMEOUT_SECONDS": 24 * 3600,
+    # Each worker keeps sessions it has read for this long before reading them again; changes
+    # are announced to every worker over the channel layer at once. 0 reads every request.
+    "SESSION_CACHE_SECONDS": 30.0,
+    # How many sessions a worker keeps (least recently used go first).
+    "SESSION_CACHE_SIZE": 10_000,
     # How long a multi-round-trip requestState stays valid.
     "REQUEST_STATE_MAX_AGE_SECONDS": 600,
     # How long the server waits for a legacy client's answer to its own request.

@@ -37,8 +37,14 @@ SESSION_CLOSED = "mcp.session_closed"
 SSE_SEND = "mcp.sse_send"
 #: An event of a resumable POST stream, for a client resuming it with Last-Event-ID.
 STREAM_EVENT = "mcp.stream_event"
+#: A session changed or ended: every worker drops its cached copy (transports/session_cache.py).
+SESSION_CHANGED = "mcp.session_changed"
 
-EVENT_TYPES = frozenset({NOTIFY, CLIENT_RESPONSE, CANCEL, SUBSCRIBE, SESSION_CLOSED, SSE_SEND, STREAM_EVENT})
+#: Every worker's session cache listens here.
+SESSIONS_GROUP = "mcp.sessions"
+
+EVENT_TYPES = frozenset({NOTIFY, CLIENT_RESPONSE, CANCEL, SUBSCRIBE, SESSION_CLOSED, SSE_SEND, STREAM_EVENT,
+                         SESSION_CHANGED})
 
 # (session id, request id) → future of a server→client request awaiting the client's answer.
 pending_client_requests: dict[tuple[str, Any], asyncio.Future[dict[str, Any]]] = {}

@@ -61,6 +61,9 @@ DATABASES = {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": os.environ.get("DEMO_SQLITE", str(BASE_DIR / "db.sqlite3")),
         "CONN_MAX_AGE": 60,
+        # WAL with synchronous=NORMAL: readers do not wait for writers, and a commit (a new MCP
+        # session, say) is not an fsync. A good default for SQLite behind a web server.
+        "OPTIONS": {"init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"},
     }
 }
 

@@ -79,7 +79,8 @@ else:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": os.environ.get("MCP_TEST_SQLITE", str(BASE_DIR / ".tmp" / "tests.sqlite3")),
             # Live daphne servers share one file with the migrate step; wait for locks rather than fail.
-            "OPTIONS": {"timeout": 20},
+            # WAL with synchronous=NORMAL: a session's writes need no fsync each (Django >= 5.1).
+            "OPTIONS": {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"},
             # Keep connections across requests: legacy sessions read their row on every POST.
             "CONN_MAX_AGE": 60,
         }

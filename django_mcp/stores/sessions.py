@@ -97,8 +97,12 @@ class DatabaseSessionStore(BaseSessionStore):
         )
         return self._state(row)
 
+    def __init__(self) -> None:
+        # Made once: building the thread-crossing wrapper per call shows up in profiles.
+        self._get_in_thread = database_sync_to_async(self._get)
+
     async def get(self, session_id: str) -> SessionState | None:
-        return await database_sync_to_async(self._get)(session_id)
+        return await self._get_in_thread(session_id)
 
     def _get(self, session_id: str) -> SessionState | None:
         model = self._model()

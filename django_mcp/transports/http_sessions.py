@@ -37,6 +37,7 @@ from ..fanout import (
 )
 from . import constants, sse
 from .refusals import MethodNotAllowed, MissingSessionId, NotAcceptable, SessionNotFound
+from .session_cache import announce_change, session_cache
 
 
 class LegacySessionMixin:
@@ -61,6 +62,7 @@ class LegacySessionMixin:
             protocol_version=done.protocol_version, client_capabilities=done.client_capabilities,
             client_info=done.client_info, user_key=user_key(self.user), transport=self.transport,
         )
+        session_cache.put(session)
         await self.send_json(200, jsonrpc.result_response(request_id, done.result),
                              [(constants.MCP_SESSION_ID, session.id.encode())])
 
@@ -280,6 +282,7 @@ class LegacySessionMixin:
 async def end_session(session_id: str) -> None:
     """Delete a session and tell every worker: its streams end and its requests are cancelled."""
     await get_session_store().delete(session_id)
+    await announce_change(session_id)
     await announce_session_end(session_id)
 
 
@@ -300,27 +303,34 @@ class LiveSession:
     async def set_log_level(self, level: str) -> None:
         self.state.log_level = level
         await get_session_store().update(self.state.id, log_level=level)
+        await announce_change(self.state.id)
 
     async def subscribe(self, uri: str) -> None:
         if uri not in self.state.subscriptions:
             self.state.subscriptions.append(uri)
             await get_session_store().update(self.state.id, subscriptions=self.state.subscriptions)
+            await announce_change(self.state.id)
         await publish_to_session(self.state.id, {"type": SUBSCRIBE, "uri": uri, "subscribe": True})
 
     async def unsubscribe(self, uri: str) -> None:
         if uri in self.state.subscriptions:
             self.state.subscriptions.remove(uri)
             await get_session_store().update(self.state.id, subscriptions=self.state.subscriptions)
+            await announce_change(self.state.id)
         await publish_to_session(self.state.id, {"type": SUBSCRIBE, "uri": uri, "subscribe": False})
 
 
 async def load_live_session(session_id: str) -> LiveSession | None:
-    """The stored session, or None; one that just expired is announced as ended on every worker."""
-    state = await get_session_store().get(session_id)
+    """
+    The session, from this worker's cache or the store, or None; one that just expired is
+    announced as ended on every worker.
+    """
+    state = await session_cache.get(session_id, get_session_store().get)
     if state is None:
         return None
     if state.expired:
         # Its streams, on whichever worker, end too: a client must not be left listening.
+        await announce_change(state.id)
         await announce_session_end(state.id)
         return None
     return LiveSession(state)

@@ -28,6 +28,7 @@ from .base import HttpStreamConsumer
 from .http import dispatcher_for
 from .http_sessions import LegacySessionMixin, LiveSession, end_session, load_live_session
 from .refusals import MethodNotAllowed, NotAcceptable, Refusal, SessionNotFound
+from .session_cache import announce_change
 
 
 class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
@@ -53,6 +54,7 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
         if not await self.authenticate():
             return
         # The session exists from the moment the stream does (MCP spec 2024-11-05, basic/transports#http-with-sse); initialize fills it in.
+        # Not cached: initialize rewrites what the session is, so every worker reads it afresh.
         self.session = LiveSession(await get_session_store().create(
             protocol_version=LEGACY_VERSIONS[0], client_capabilities={}, client_info=None,
             user_key=user_key(self.user), transport=self.transport))
@@ -166,4 +168,5 @@ class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
             return
         await get_session_store().update(session.id, protocol_version=done.protocol_version,
                                          client_capabilities=done.client_capabilities, client_info=done.client_info)
+        await announce_change(session.id)
         await self.stream_message(jsonrpc.result_response(message["id"], done.result))

@@ -98,6 +98,38 @@ def test_legacy_session_is_served_by_any_worker(workers: Workers, logs: None) ->
         assert get.status == 404, (server.name, get.status)
 
 
+def logged_levels(server: LiveServer, session: LegacySession) -> list[str]:
+    """Call the conformance logging tool and return the levels of the log messages it streamed."""
+    message = session.message("tools/call", {"name": "test_logging_tool", "arguments": {}})
+    reply = request(server, "POST", message, session.headers())
+    assert reply.status == 200, (reply.status, reply.body)
+    if reply.stream is None:
+        return []
+    try:
+        _, before = reply.stream.wait_for(lambda m: m.get("id") == message["id"] and "method" not in m)
+    finally:
+        reply.stream.close()
+    return [m["params"]["level"] for m in before if m.get("method") == "notifications/message"]
+
+
+def test_a_change_on_one_worker_reaches_the_other_workers_cached_session(workers: Workers, logs: None) -> None:
+    """
+    Each worker keeps the sessions it has read (transports/session_cache.py). A change made on
+    another worker — here ``logging/setLevel`` (MCP spec 2025-11-25, server/utilities/logging) —
+    is announced over the channel layer, so the next request on the first worker already obeys it.
+    """
+    a, b = workers.a, workers.b
+    session = LegacySession.start(a, initialized_on=b)
+    assert logged_levels(a, session) == ["debug", "info", "warning"]  # A now holds the session
+    assert logged_levels(b, session) == ["debug", "info", "warning"]  # and so does B
+    assert session.call(b, "logging/setLevel", {"level": "warning"})["result"] == {}
+    assert logged_levels(a, session) == ["warning"]
+    assert session.call(a, "logging/setLevel", {"level": "error"})["result"] == {}
+    assert logged_levels(b, session) == []
+    for _ in range(20):  # and again and again: no worker falls back to what it held before
+        assert logged_levels(a, session) == [] and logged_levels(b, session) == []
+
+
 def test_delete_on_b_ends_the_get_stream_on_a(workers: Workers, logs: None) -> None:
     """
     Session termination (MCP spec 2025-11-25, basic/transports#streamable-http): once a session is deleted its GET stream has nothing left

@@ -1,0 +1,143 @@
+"""
+A per-worker cache of legacy sessions, so a session's POSTs do not each read the database.
+
+What a session is — its negotiated version, client capabilities and info, the user it belongs to,
+its transport — never changes after ``initialize``, so a copy in process memory stays right. What
+does change (the log level, the subscriptions, whether the session still exists) is changed
+through :func:`announce_change`: the worker that changes it forgets its copy and tells every
+other worker, over the channel layer, to forget theirs. A copy is also re-read from the store
+after ``SESSION_CACHE_SECONDS`` whatever happens, which bounds how long a lost announcement (a
+channel-layer outage) can matter and keeps idle expiry and ``last_seen`` honest. Without a
+channel layer nothing can be announced, so nothing is cached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from channels.layers import get_channel_layer
+from django.core.signals import setting_changed
+
+from ..conf import mcp_settings
+from ..fanout import SESSION_CHANGED, SESSIONS_GROUP
+from ..stores.sessions import SessionState
+
+
+logger = logging.getLogger("django_mcp.sessions")
+
+# channels_redis forgets group members after a day (its group_expiry): join again well before.
+REJOIN_SECONDS = 3600.0
+
+
+class SessionCache:
+    """Sessions by id, least recently used first out, each with the time it was read."""
+
+    def __init__(self) -> None:
+        self.entries: OrderedDict[str, tuple[float, SessionState]] = OrderedDict()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.tasks: list[asyncio.Task[Any]] = []
+
+    def enabled(self) -> bool:
+        return mcp_settings.SESSION_CACHE_SECONDS > 0 and get_channel_layer() is not None
+
+    async def get(self, session_id: str, load: Callable[[str], Awaitable[SessionState | None]]
+                  ) -> SessionState | None:
+        """The session from memory if it was read recently enough, else from ``load`` (the store)."""
+        if not self.enabled():
+            return await load(session_id)
+        self.bind_to_loop()
+        entry = self.entries.get(session_id)
+        if entry is not None and time.monotonic() - entry[0] < mcp_settings.SESSION_CACHE_SECONDS:
+            self.entries.move_to_end(session_id)
+            return entry[1]
+        state = await load(session_id)
+        if state is None or state.expired:
+            self.entries.pop(session_id, None)
+        else:
+            self.put(state)
+        return state
+
+    def put(self, state: SessionState) -> None:
+        """Remember a session just created or read."""
+        if not self.enabled():
+            return
+        self.bind_to_loop()
+        self.entries[state.id] = (time.monotonic(), state)
+        self.entries.move_to_end(state.id)
+        while len(self.entries) > mcp_settings.SESSION_CACHE_SIZE:
+            self.entries.popitem(last=False)
+
+    def forget(self, session_id: str) -> None:
+        self.entries.pop(session_id, None)
+
+    def clear(self) -> None:
+        self.entries.clear()
+
+    def bind_to_loop(self) -> None:
+        """Listen for other workers' announcements on this event loop (once per loop)."""
+        loop = asyncio.get_running_loop()
+        if self.loop is loop:
+            return
+        # A new loop (tests run one per test) cannot trust what the old one heard, or did not hear.
+        for task in self.tasks:
+            task.cancel()
+        self.clear()
+        self.loop = loop
+        self.tasks = [loop.create_task(self.listen())]
+
+    async def listen(self) -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        channel = await layer.new_channel()
+        rejoin = asyncio.get_running_loop().create_task(self.keep_joined(layer, channel))
+        self.tasks.append(rejoin)
+        await rejoin_once(layer, channel)
+        while True:
+            try:
+                event = await layer.receive(channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                # The layer is down: what we hold may be missing announcements, so hold nothing.
+                logger.warning("Session announcements unavailable; not caching sessions for a while", exc_info=True)
+                self.clear()
+                await asyncio.sleep(1.0)
+                continue
+            if event.get("type") == SESSION_CHANGED:
+                self.forget(event.get("session", ""))
+
+    async def keep_joined(self, layer: Any, channel: str) -> None:
+        while True:
+            await asyncio.sleep(REJOIN_SECONDS)
+            await rejoin_once(layer, channel)
+
+
+async def rejoin_once(layer: Any, channel: str) -> None:
+    try:
+        await layer.group_add(SESSIONS_GROUP, channel)
+    except Exception:
+        logger.warning("Could not join %s", SESSIONS_GROUP, exc_info=True)
+
+
+session_cache = SessionCache()
+
+
+async def announce_change(session_id: str) -> None:
+    """A session changed or ended: forget it here, and tell every other worker to forget it."""
+    session_cache.forget(session_id)
+    layer = get_channel_layer()
+    if layer is not None and mcp_settings.SESSION_CACHE_SECONDS > 0:
+        await layer.group_send(SESSIONS_GROUP, {"type": SESSION_CHANGED, "session": session_id})
+
+
+def _forget_everything(**kwargs: Any) -> None:
+    session_cache.clear()
+
+
+setting_changed.connect(_forget_everything)

@@ -1,0 +1,112 @@
+"""The per-worker session cache: what it keeps, for how long, and what makes it forget."""
+
+import asyncio
+
+import pytest
+
+from django_mcp.fanout import SESSION_CHANGED, SESSIONS_GROUP
+from django_mcp.stores.sessions import SessionState
+from django_mcp.transports import session_cache as module
+from django_mcp.transports.session_cache import SessionCache, announce_change
+
+
+def state(session_id: str) -> SessionState:
+    return SessionState(id=session_id, protocol_version="2025-11-25", client_capabilities={}, client_info=None,
+                        log_level=None, subscriptions=[], user_key="anonymous")
+
+
+class Store:
+    """Counts reads; answers from a dict."""
+
+    def __init__(self, *ids: str) -> None:
+        self.rows = {i: state(i) for i in ids}
+        self.reads = 0
+
+    async def get(self, session_id: str) -> SessionState | None:
+        self.reads += 1
+        return self.rows.get(session_id)
+
+
+@pytest.fixture
+def cache(settings):
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "SESSION_CACHE_SECONDS": 30.0, "SESSION_CACHE_SIZE": 3}
+    fresh = SessionCache()
+    yield fresh
+    for task in fresh.tasks:
+        task.cancel()
+
+
+async def test_a_session_is_read_once_then_served_from_memory(cache):
+    store = Store("s1")
+    for _ in range(5):
+        assert (await cache.get("s1", store.get)).id == "s1"
+    assert store.reads == 1
+    assert await cache.get("missing", store.get) is None
+    assert await cache.get("missing", store.get) is None
+    assert store.reads == 3  # unknown ids are never cached
+
+
+async def test_entries_are_read_again_after_their_lifetime(cache, monkeypatch):
+    store = Store("s1")
+    now = [1000.0]
+    monkeypatch.setattr(module.time, "monotonic", lambda: now[0])
+    await cache.get("s1", store.get)
+    now[0] += 29.0
+    await cache.get("s1", store.get)
+    assert store.reads == 1
+    now[0] += 2.0
+    await cache.get("s1", store.get)
+    assert store.reads == 2
+
+
+async def test_the_least_recently_used_go_first(cache):
+    store = Store("a", "b", "c", "d")
+    for session_id in ("a", "b", "c"):
+        await cache.get(session_id, store.get)
+    await cache.get("a", store.get)  # a is now the most recent
+    await cache.get("d", store.get)  # evicts b
+    assert list(cache.entries) == ["c", "a", "d"]
+
+
+async def test_an_expired_session_is_not_kept(cache):
+    store = Store("s1")
+    store.rows["s1"].expired = True
+    assert (await cache.get("s1", store.get)).expired
+    assert "s1" not in cache.entries
+
+
+async def test_an_announcement_makes_every_worker_forget(cache, monkeypatch):
+    monkeypatch.setattr(module, "session_cache", cache)
+    store = Store("s1", "s2")
+    await cache.get("s1", store.get)
+    await cache.get("s2", store.get)
+    await asyncio.sleep(0.05)  # the listener joins the group
+    # Another worker announcing arrives as an event on the group, not as a local call.
+    from channels.layers import get_channel_layer
+
+    await get_channel_layer().group_send(SESSIONS_GROUP, {"type": SESSION_CHANGED, "session": "s2"})
+    for _ in range(100):
+        if "s2" not in cache.entries:
+            break
+        await asyncio.sleep(0.01)
+    assert list(cache.entries) == ["s1"]
+    await announce_change("s1")  # the local side forgets at once
+    assert cache.entries == {}
+
+
+@pytest.mark.parametrize("override", [{"SESSION_CACHE_SECONDS": 0}])
+async def test_no_caching_when_switched_off(settings, override):
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, **override}
+    store, cache = Store("s1"), SessionCache()
+    await cache.get("s1", store.get)
+    await cache.get("s1", store.get)
+    assert store.reads == 2 and cache.entries == {}
+
+
+async def test_no_caching_without_a_channel_layer(settings):
+    # Nothing could tell other workers about a change, so nothing is kept.
+    settings.CHANNEL_LAYERS = {}
+    store, cache = Store("s1"), SessionCache()
+    await cache.get("s1", store.get)
+    await cache.get("s1", store.get)
+    assert store.reads == 2 and cache.entries == {}
