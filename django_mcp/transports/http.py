@@ -31,6 +31,7 @@ from .resumable import ResumableStreamMixin
 from .refusals import MethodNotAllowed, NotAcceptable, UnsupportedMediaType
 from .security import accepts, media_types
 from .status import status_for_error
+from .requests import serve_request
 
 
 logger = logging.getLogger("django_mcp.transports")
@@ -198,7 +199,7 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
     async def answer(self, message: dict[str, Any], ctx: RequestContext, era: Era) -> None:
         """Serve one request and send its answer, all in one task (no second task per request)."""
         try:
-            response = await self.dispatcher().handle_request(message, ctx)
+            response = await serve_request(self.dispatcher(), message, ctx)
         except asyncio.CancelledError:
             if era is Era.LEGACY and not self.connection_gone:
                 # notifications/cancelled (a legacy task is never cancelled by a disconnect).

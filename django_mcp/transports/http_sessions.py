@@ -38,6 +38,7 @@ from ..fanout import (
 from . import constants, sse
 from .refusals import MethodNotAllowed, MissingSessionId, NotAcceptable, SessionNotFound
 from .session_cache import announce_change, session_cache
+from .requests import serve_request
 
 
 class LegacySessionMixin:
@@ -173,7 +174,7 @@ class LegacySessionMixin:
 
     def start_request(self, session: LiveSession, message: dict[str, Any]) -> asyncio.Future[Any]:
         """Run one request of a batch; the batch's responder sends every answer together."""
-        task = asyncio.ensure_future(self.dispatcher().handle_request(message, self.legacy_context(session, message)))
+        task = asyncio.ensure_future(serve_request(self.dispatcher(), message, self.legacy_context(session, message)))
         self.track(session, message["id"], task)
         return asyncio.shield(task)
 

@@ -29,6 +29,7 @@ from .http import dispatcher_for
 from .http_sessions import LegacySessionMixin, LiveSession, end_session, load_live_session
 from .refusals import MethodNotAllowed, NotAcceptable, Refusal, SessionNotFound
 from .session_cache import announce_change
+from .requests import serve_request
 
 
 class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
@@ -152,7 +153,7 @@ class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
     async def serve(self, session: LiveSession, message: dict[str, Any]) -> None:
         ctx = self.legacy_context(session, message)
         try:
-            response = await self.dispatcher().handle_request(message, ctx)
+            response = await serve_request(self.dispatcher(), message, ctx)
             await self.stream_message(response)
         except asyncio.CancelledError:
             pass  # notifications/cancelled: no response (MCP spec 2026-07-28, basic/patterns/cancellation)

@@ -29,6 +29,7 @@ from ..fanout import BROADCAST_GROUP, NOTIFY, resource_group
 from ..sites import get_default_site
 from .http import dispatcher_for
 from .lines import LineReader, LineTooLong
+from .requests import serve_request
 
 
 logger = logging.getLogger("django_mcp.stdio")
@@ -199,7 +200,7 @@ class StdioServer:
             await self.write(jsonrpc.error_response(message["id"], exc))
             return
         try:
-            response = await self.dispatcher.handle_request(message, ctx)
+            response = await serve_request(self.dispatcher, message, ctx)
         except asyncio.CancelledError:
             return  # cancelled: no response (MCP spec 2026-07-28, basic/patterns/cancellation)
         await self.write(response)
