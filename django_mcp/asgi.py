@@ -15,6 +15,7 @@ themselves: ``McpHttpConsumer.as_asgi()``, ``LegacySseStreamConsumer.as_asgi(mes
 and ``LegacySseMessagesConsumer.as_asgi()``.
 """
 
+import gc
 from typing import Any
 
 from .conf import mcp_settings
@@ -55,7 +56,23 @@ def application(django_asgi_app: Any, *, site: Any = None, path: str | None = No
             return await consumer(scope, receive, send)
         return await django_asgi_app(scope, receive, send)
 
+    if mcp_settings.FREEZE_STARTUP_OBJECTS:
+        freeze_startup_objects()
     return app
 
 
-__all__ = ["LegacySseMessagesConsumer", "LegacySseStreamConsumer", "McpHttpConsumer", "application"]
+def freeze_startup_objects() -> None:
+    """
+    Move everything that exists now — modules, settings, the site, the ASGI app — out of the
+    cyclic collector's reach (``gc.freeze()``), after collecting the start-up garbage. A full
+    collection otherwise walks all of it again and again, pausing every stream of the worker
+    (docs/architecture.md, "Performance"). ``application()`` calls this unless
+    ``DJANGO_MCP["FREEZE_STARTUP_OBJECTS"]`` is False; a project with its own router may call it
+    once it has built its application.
+    """
+    gc.collect()
+    gc.freeze()
+
+
+__all__ = ["LegacySseMessagesConsumer", "LegacySseStreamConsumer", "McpHttpConsumer", "application",
+           "freeze_startup_objects"]

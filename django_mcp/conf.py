@@ -69,6 +69,9 @@ DEFAULTS: dict[str, Any] = {
         "django_mcp.authentication.SessionAuthentication",
         "django_mcp.authentication.ProcessUserAuthentication",
     ],
+    # gc.freeze() the objects that exist once django_mcp.asgi.application() has been built, so
+    # full collections stop walking them (and pausing every stream of the worker).
+    "FREEZE_STARTUP_OBJECTS": True,
     # What guards a primitive that sets no permission_classes of its own.
     "DEFAULT_PERMISSION_CLASSES": ["django_mcp.permissions.AllowAny"],
 }
