@@ -3,7 +3,7 @@
 import inspect
 from collections.abc import Awaitable, Callable, Iterable
 
-from channels.db import database_sync_to_async
+from .threads import in_thread
 
 
 Completer = Callable[[str, dict[str, str]], Iterable[str] | Awaitable[Iterable[str]]] | Iterable[str]
@@ -19,5 +19,5 @@ async def run_completer(completer: Completer, value: str, context: dict[str, str
     if inspect.iscoroutinefunction(completer):
         values = await completer(value, context)
     else:
-        values = await database_sync_to_async(completer)(value, context)
+        values = await in_thread(completer)(value, context)
     return [str(v) for v in values]

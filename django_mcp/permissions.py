@@ -25,8 +25,9 @@ import inspect
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from channels.db import database_sync_to_async
 from django.core.exceptions import ImproperlyConfigured
+
+from .threads import in_thread
 
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ async def _ask(method: Callable[..., Any], *args: Any) -> bool:
     if inspect.iscoroutinefunction(method) or inspect.iscoroutinefunction(getattr(method, "__call__", None)):
         result = await method(*args)
     else:
-        result = await database_sync_to_async(method)(*args)
+        result = await in_thread(method)(*args)
     if inspect.isawaitable(result):
         result = await result
     return bool(result)

@@ -20,13 +20,13 @@ import re
 from collections.abc import Callable
 from typing import Any, ClassVar, get_type_hints
 
-from channels.db import database_sync_to_async
 from django.core.exceptions import ImproperlyConfigured
 
 from .conf import mcp_settings
 from .context import Context
 from .permissions import BasePermission, allows, allows_object, as_permissions
 from .protocol.context import RequestContext
+from .threads import in_thread
 
 
 def find_context_parameter(fn: Callable[..., Any]) -> str | None:
@@ -68,9 +68,9 @@ class RegisteredCallable:
         self.fn = fn
         self.is_async = inspect.iscoroutinefunction(fn)
         self.context_param = find_context_parameter(fn)
-        # Decided once at registration: sync code runs in a thread, with old DB connections closed
-        # before and after (Channels' database_sync_to_async), never on the event loop.
-        self._sync_runner = None if self.is_async else database_sync_to_async(fn)
+        # Decided once at registration: sync code runs on a pool thread with Django's connection
+        # handling (threads.py), never on the event loop.
+        self._sync_runner = None if self.is_async else in_thread(fn)
 
     async def __call__(self, kwargs: dict[str, Any], ctx: RequestContext) -> Any:
         if self.context_param is not None:

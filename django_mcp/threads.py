@@ -1,0 +1,22 @@
+"""
+Where the sync code users write runs: tools, resources and prompts written as plain functions,
+sync permission checks and completers.
+
+On a thread from the event loop's pool, with Django's connection handling around each call
+(Channels' ``database_sync_to_async``: old connections closed before and after, so a pool thread
+keeps a connection only as ``CONN_MAX_AGE`` allows). Not thread-sensitive: each such call is
+complete in itself, so it need not share one thread with the request's other sync calls, and
+calls of different requests run side by side instead of queueing for one thread. A pool reuses
+its threads, where a thread per request (``ThreadSensitiveContext``, which the transports keep for
+code that asks for thread-sensitivity, such as the async ORM) would be made and ended every time.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+from channels.db import database_sync_to_async
+
+
+def in_thread(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """An awaitable twin of the sync callable ``fn``, run on the loop's thread pool."""
+    return database_sync_to_async(fn, thread_sensitive=False)
