@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .workload import FIRST_ID
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -69,6 +71,7 @@ wrk.body = {body}
 {headers}
 local expect = {{ {expect} }}
 local threads = {{}}
+{numbered}
 
 function setup(thread)
   table.insert(threads, thread)
@@ -105,16 +108,32 @@ end
 """
 
 
+# For a numbered Spec: a request() hook that builds every request with the next id. wrk then
+# formats each request anew instead of replaying one buffer, a little more work for the load core.
+WRK_NUMBERED = """
+local body_head, body_tail = {head}, {tail}
+local next_id = {first}
+function request()
+  next_id = next_id + 1
+  return wrk.format(nil, nil, nil, body_head .. string.format("%d", next_id) .. body_tail)
+end
+"""
+
+
 def run_wrk(command_prefix: list[str], spec, port: int, conns: int, duration: float) -> Result:
-    """Run wrk with one thread (one core) and ``conns`` keep-alive connections."""
+    """Run wrk with one thread (one core) and ``conns`` keep-alive connections, for whole seconds."""
     headers = "\n".join(f"wrk.headers[ {_lua_string(k)} ] = {_lua_string(v)}" for k, v in spec.headers.items())
+    numbered = ""
+    if spec.numbered:
+        head, tail = spec.body.split(str(FIRST_ID), 1)
+        numbered = WRK_NUMBERED.format(head=_lua_string(head), tail=_lua_string(tail), first=FIRST_ID)
     script = WRK_SCRIPT.format(method=_lua_string(spec.method), path=_lua_string(spec.path),
-                               body=_lua_string(spec.body), headers=headers,
+                               body=_lua_string(spec.body), headers=headers, numbered=numbered,
                                expect=", ".join(_lua_string(part) for part in spec.expect))
     with tempfile.NamedTemporaryFile("w", suffix=".lua", prefix="bench-") as lua:
         lua.write(script)
         lua.flush()
-        command = [*command_prefix, "wrk", "-t", "1", "-c", str(conns), "-d", f"{duration:g}s",
+        command = [*command_prefix, "wrk", "-t", "1", "-c", str(conns), "-d", f"{max(1, round(duration))}s",
                    "--timeout", "10s", "-s", lua.name, f"http://127.0.0.1:{port}{spec.path}"]
         out = subprocess.run(command, check=False, capture_output=True, text=True, timeout=duration + 60)
     match = re.search(r"^BENCHJSON (.*)$", out.stdout, re.MULTILINE)
@@ -129,7 +148,7 @@ def run_wrk(command_prefix: list[str], spec, port: int, conns: int, duration: fl
 def run_python(command_prefix: list[str], spec, port: int, conns: int, duration: float) -> Result:
     """Run this module's asyncio generator in a child process (so it can sit on the load core)."""
     job = {"port": port, "request": spec.raw(port).decode("latin-1"), "expect": spec.expect,
-           "conns": conns, "duration": duration}
+           "conns": conns, "duration": duration, "numbered": spec.numbered}
     command = [*command_prefix, sys.executable, "-m", "benchmarks.loadgen", json.dumps(job)]
     out = subprocess.run(command, check=False, capture_output=True, text=True, timeout=duration + 60,
                          cwd=ROOT)
@@ -160,7 +179,7 @@ class _Connection(asyncio.Protocol):
 
     def fire(self) -> None:
         self.sent_at = time.perf_counter()
-        self.transport.write(self.run.request)
+        self.transport.write(self.run.next_request())
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
@@ -194,6 +213,13 @@ class _Run:
         self.deadline = 0.0
         self.open: set[_Connection] = set()
         self.all_closed: asyncio.Future | None = None
+        self.numbered, self.next_id = job.get("numbered", False), FIRST_ID
+
+    def next_request(self) -> bytes:
+        if not self.numbered:
+            return self.request
+        self.next_id += 1  # same width as FIRST_ID, so the Content-Length still holds
+        return self.request.replace(b'"id":%d' % FIRST_ID, b'"id":%d' % self.next_id, 1)
 
     def completed(self, conn: _Connection, ok: bool) -> None:
         now = time.perf_counter()

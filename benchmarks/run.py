@@ -8,13 +8,17 @@ Starts on 127.0.0.1 (free ports, loopback only) for each ASGI server (daphne; uv
 importable): the bare consumer of ``baseline_asgi.py`` and django_mcp's ``tests.asgi``, all pinned
 to CPU 0, and drives them from CPU 1 with wrk (or the stdlib generator in ``loadgen.py``). Prints
 requests/second of tools/call per server, mode and concurrency, the ratio of each django_mcp mode to
-the bare consumer on the same server, then memory per idle stream/session. A measurement, not a
-test: it exits 0 once it has printed, whatever the numbers. See README.md for how to read it.
+the bare consumer on the same server, then memory per idle stream/session. On uvicorn the MCP
+Python SDK's server (``sdk_asgi.py``) runs beside them as a peer: its legacy-session tools/call, and
+cold sessions per second (``cold.py``) of django_mcp against it. ``--postgres`` adds django_mcp on a
+fresh PostgreSQL database to the cold-session table. A measurement, not a test: it exits 0 once it
+has printed, whatever the numbers. See README.md for how to read it.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.metadata
 import os
 import resource
@@ -29,8 +33,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make `benchmarks` and `tests` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import loadgen, memory, workload
-from benchmarks.servers import LOAD_CPU, Server, can_pin, have_uvicorn, pinned, stop_all
+from benchmarks import cold_run, loadgen, memory, pg, workload
+from benchmarks.servers import LOAD_CPU, Server, can_pin, have_uvicorn, pinned, sdk_peer, sdk_version, stop_all
 from tests.live import migrate
 
 GOAL_RATIO = 0.7
@@ -38,6 +42,7 @@ BASELINE = "bare Channels AsyncConsumer"
 MODERN = "django_mcp 2026-07-28 stateless"
 MODERN_ASYNC = "django_mcp 2026-07-28, async tool"
 LEGACY = "django_mcp 2025-11-25 session"
+SDK_LEGACY = "MCP SDK peer 2025-11-25 session"
 
 
 def parse_args() -> argparse.Namespace:
@@ -50,6 +55,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--loadgen", choices=["auto", "wrk", "python"], default="auto",
                         help="load generator (auto: wrk if installed, else the stdlib one)")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory measurement")
+    parser.add_argument("--no-cold", action="store_true", help="skip the cold-session measurement")
+    parser.add_argument("--postgres", action="store_true",
+                        help="also measure django_mcp's cold sessions on a fresh PostgreSQL database (127.0.0.1:5432)")
     args = parser.parse_args()
     args.duration = args.duration or (2.0 if args.quick else 5.0)
     args.repeat = args.repeat or (1 if args.quick else 3)
@@ -117,14 +125,33 @@ def start_throughput_servers(kinds: list[str], django_env: dict, baseline_env: d
                                    # The same call to an async echo: no hop to the sync thread, so
                                    # what remains is the framework's own cost.
                                    (MODERN_ASYNC, ours, workload.modern_call("echo_async")),
-                                   (LEGACY, ours, workload.legacy_call(session_id))):
+                                   (LEGACY, ours, workload.legacy_call(session_id, numbered=True))):
             problem = workload.check(server.port, spec)
             if problem:
                 print(f"  ! {mode} on {kind}: wrong answer before timing, left out: {problem}")
                 continue
             modes[(kind, mode)] = (server, spec)
         print(f"  started {ours} and {bare}; legacy session {session_id}")
+        if kind == "uvicorn" and sdk_version():
+            start_peer(kind, modes)
     return modes
+
+
+def start_peer(kind: str, modes: dict) -> None:
+    """The SDK peer, in a legacy session like django_mcp's, with wrk's request checked the same way."""
+    try:
+        peer = sdk_peer(kind).start()
+        spec = workload.legacy_call(workload.new_session(peer.port), numbered=True)
+    except (RuntimeError, OSError) as exc:
+        print(f"  ! {SDK_LEGACY} on {kind}: did not start or open a session, left out: {exc}")
+        return
+    problem = workload.check(peer.port, spec)
+    if problem:
+        print(f"  ! {SDK_LEGACY} on {kind}: wrong answer before timing, left out: {problem}")
+        peer.stop()
+        return
+    modes[(kind, SDK_LEGACY)] = (peer, spec)
+    print(f"  started {peer}")
 
 
 def timed(generate, server: Server, spec, conns: int, duration: float) -> loadgen.Result:
@@ -165,15 +192,16 @@ def median_of(runs: list, key) -> float:
 
 def print_throughput(results: dict, kinds: list[str], levels: list[int], repeat: int) -> None:
     print(f"\nThroughput, tools/call echo (median of {repeat}; ratios are django_mcp / bare consumer on the "
-          f"same server and c)")
+          f"same server and c; vs SDK: django_mcp's legacy session / the SDK peer's, req/s)")
     header = (f"{'server':8}{'mode':33}{'c':>4}{'req/s':>9}{'spread':>8}{'p99 ms':>8}{'CPU us/req':>11}"
-              f"{'busy':>6}{'ratio req/s':>13}{'ratio CPU':>11}")
+              f"{'busy':>6}{'ratio req/s':>13}{'ratio CPU':>11}{'vs SDK':>9}")
     print(header + "\n" + "-" * len(header))
-    summary = []
+    summary, peer_summary = [], []
     for kind in kinds:
         for conns in levels:
             bare = results.get((kind, BASELINE, conns))
-            for mode in (BASELINE, MODERN, MODERN_ASYNC, LEGACY):
+            peer = results.get((kind, SDK_LEGACY, conns))
+            for mode in (BASELINE, MODERN, MODERN_ASYNC, LEGACY) + ((SDK_LEGACY,) if kind == "uvicorn" else ()):
                 runs = results.get((kind, mode, conns))
                 if not runs:
                     print(f"{kind:8}{mode:33}{conns:>4}{'n/a':>9}")
@@ -187,13 +215,22 @@ def print_throughput(results: dict, kinds: list[str], levels: list[int], repeat:
                     bare_cpu = median_of(bare, lambda r: r.cpu_us_per_request)
                     ratio = rps / bare_rps if bare_rps else 0.0
                     ratios = f"{ratio:>12.2f}x{(bare_cpu / cpu if cpu else 0.0):>10.2f}x"
-                    summary.append((kind, mode, conns, ratio))
+                    if mode != SDK_LEGACY:  # the peer is no django_mcp mode: no goal line for it
+                        summary.append((kind, mode, conns, ratio))
+                if mode == LEGACY and peer and median_of(peer, lambda r: r.rps):
+                    versus = rps / median_of(peer, lambda r: r.rps)
+                    ratios = f"{ratios:<24}{versus:>8.2f}x"
+                    peer_summary.append((kind, conns, versus))
                 print(f"{kind:8}{mode:33}{conns:>4}{rps:>9,.0f}{'±' + format(spread, '.0%') if spread else '':>8}"
                       f"{median_of(runs, lambda r: r.p99_ms):>8.1f}{cpu:>11.0f}"
                       f"{median_of(runs, lambda r: r.busy):>6.0%}{ratios}")
     print(f"\nGoal: tools/call at >= {GOAL_RATIO:.2f}x the bare Channels consumer on the same ASGI server")
     for kind, mode, conns, ratio in summary:
         print(f"  {kind:8}{mode:33} c={conns:<3} {ratio:5.2f}x  {'ok' if ratio >= GOAL_RATIO else 'BELOW GOAL'}")
+    if peer_summary:
+        print(f"Peer: {LEGACY} / {SDK_LEGACY} (MCP SDK {sdk_version()}), req/s")
+        for kind, conns, versus in peer_summary:
+            print(f"  {kind:8}{'':33} c={conns:<3} {versus:5.2f}x")
     for (kind, mode, conns), runs in results.items():
         busy = median_of(runs, lambda r: r.busy)
         if mode == BASELINE and conns > 1 and busy < 0.85:
@@ -238,8 +275,11 @@ def main() -> int:
         "  (other work is running on this machine: req/s will be noisy; CPU us/req is steadier)"
         if os.getloadavg()[0] > 1.0 else ""))
     print("  servers: daphne" + (", uvicorn" if have_uvicorn() else "; uvicorn not installed, skipped"))
+    print("  peer: " + (f"MCP Python SDK {sdk_version()} (benchmarks/sdk_asgi.py), on uvicorn" if sdk_version() and
+                        have_uvicorn() else "skipped (needs the mcp package and uvicorn)"))
     print("  versions: " + ", ".join(f"{dist} {_version(dist)}" for dist in
-                                     ("django", "channels", "daphne", "uvicorn", "h11", "httptools", "uvloop"))
+                                     ("django", "channels", "daphne", "uvicorn", "h11", "httptools", "uvloop",
+                                      "mcp"))
           + f", python {sys.version.split()[0]}")
 
     workdir = Path(tempfile.mkdtemp(prefix="django-mcp-bench-"))
@@ -250,14 +290,21 @@ def main() -> int:
     # server started tells it which bytes to answer.
     baseline_env: dict = {"DJANGO_SETTINGS_MODULE": None}
 
+    cold_results, sizes = {}, {}
     try:
         results = throughput(args, kinds, django_env, baseline_env, generate)
+        if not args.no_cold:
+            with contextlib.ExitStack() as stack:
+                pg_env = stack.enter_context(pg.fresh_database()) if args.postgres else None
+                cold_results, sizes = cold_run.run(args, kinds, django_env, pg_env)
         growths, garbage = ([], []) if args.no_memory else memory.run(kinds, args.idle, baseline_env,
                                                                       django_env, log=print)
     finally:
         stop_all()
         shutil.rmtree(workdir, ignore_errors=True)
     print_throughput(results, kinds, args.levels, args.repeat)
+    if not args.no_cold:
+        cold_run.print_table(cold_results, sizes, kinds, args.levels, args.repeat, args.postgres)
     if growths:
         print_memory(growths, garbage)
     print("\nListing cost (tools/list latency vs table size): skipped, not trivial here: it needs a "

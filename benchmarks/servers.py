@@ -11,6 +11,7 @@ no server outlives the script, even after Ctrl-C or an exception.
 from __future__ import annotations
 
 import atexit
+import importlib.metadata
 import os
 import shutil
 import signal
@@ -52,14 +53,25 @@ def have_uvicorn() -> bool:
     return True
 
 
+def sdk_version() -> str | None:
+    """The installed MCP Python SDK's version (the peer), or None when it is not installed."""
+    try:
+        return importlib.metadata.version("mcp")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 class Server:
     """
     One ASGI server process. ``kind`` is ``daphne`` or ``uvicorn``; ``app`` an ``module:attr``
-    path; ``env`` the overrides for ``tests.live.server_env`` (``None`` removes a variable).
+    path; ``env`` the overrides for ``tests.live.server_env`` (``None`` removes a variable);
+    ``lifespan`` turns uvicorn's lifespan on, for an app that needs it (the SDK peer).
     """
 
-    def __init__(self, kind: str, app: str, label: str, env: dict[str, str | None] | None = None) -> None:
+    def __init__(self, kind: str, app: str, label: str, env: dict[str, str | None] | None = None,
+                 lifespan: bool = False) -> None:
         self.kind, self.app, self.label, self.env = kind, app, label, dict(env or {})
+        self.lifespan = lifespan
         self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path: Path | None = None
@@ -69,11 +81,13 @@ class Server:
             # -v 0: no access log (a write to stdout per request would be measured too).
             args = ["-m", "daphne", "-v", "0", "-b", HOST, "-p", str(self.port), self.app]
         else:
-            # No lifespan (neither Django nor a bare consumer speaks it); a long keep-alive
+            # No lifespan (neither Django nor a bare consumer speaks it; the SDK peer needs it: its
+            # lifespan starts the task group that holds its sessions); a long keep-alive
             # timeout so idle connections survive the memory measurement (uvicorn closes them
             # after 5 s by default; daphne never does).
-            args = ["-m", "uvicorn", "--host", HOST, "--port", str(self.port), "--lifespan", "off",
-                    "--no-access-log", "--log-level", "warning", "--timeout-keep-alive", "300", self.app]
+            args = ["-m", "uvicorn", "--host", HOST, "--port", str(self.port),
+                    "--lifespan", "on" if self.lifespan else "off", "--no-access-log",
+                    "--log-level", "warning", "--timeout-keep-alive", "300", self.app]
         return pinned([sys.executable, *args], SERVER_CPU)
 
     def start(self, timeout: float = 30.0) -> Server:
@@ -142,6 +156,11 @@ class Server:
 
     def __str__(self) -> str:
         return f"{self.label} on {self.kind} ({HOST}:{self.port})"
+
+
+def sdk_peer(kind: str = "uvicorn") -> Server:
+    """The SDK peer (``sdk_asgi.py``), not yet started: no Django settings, lifespan on."""
+    return Server(kind, "benchmarks.sdk_asgi:application", "sdk", {"DJANGO_SETTINGS_MODULE": None}, lifespan=True)
 
 
 @atexit.register

@@ -26,6 +26,11 @@ EXPECT = ['"result"', '"isError":false', '"text":"hi"']
 
 _ECHO = {"name": "echo", "arguments": {"text": "hi"}}
 
+# The JSON-RPC id of a numbered request (``Spec.numbered``): the load generators replace it with
+# their own counter, which starts here, so every replay carries another id of the same width (the
+# Content-Length holds) for the next 9e9 requests.
+FIRST_ID = 1_000_000_000
+
 
 @dataclass
 class Spec:
@@ -36,6 +41,8 @@ class Spec:
     headers: dict[str, str]
     body: str = ""
     expect: list[str] = field(default_factory=lambda: list(EXPECT))
+    # Each replay needs its own JSON-RPC id: the body's ``"id":FIRST_ID`` is the template.
+    numbered: bool = False
 
     def raw(self, port: int) -> bytes:
         lines = [f"{self.method} {self.path} HTTP/1.1", f"Host: {HOST}:{port}"]
@@ -59,9 +66,17 @@ def modern_call(tool: str = "echo") -> Spec:
     }, _dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}))
 
 
-def legacy_call(session_id: str) -> Spec:
+def legacy_call(session_id: str, numbered: bool = False) -> Spec:
+    """
+    tools/call echo in a legacy session. ``numbered``: for the load generators, which then give
+    every request its own id. Concurrent requests of one session must not share an id (MCP forbids
+    reusing one in a session at all): the SDK routes answers by id, and 32 connections replaying
+    ``"id":1`` leave all but one waiting forever for an answer delivered elsewhere.
+    """
+    request_id = FIRST_ID if numbered else 1
     return Spec("POST", "/mcp", _legacy_headers(session_id),
-                _dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": _ECHO}))
+                _dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": _ECHO}),
+                numbered=numbered)
 
 
 def baseline_call() -> Spec:
@@ -79,6 +94,15 @@ def initialize() -> Spec:
 def initialized(session_id: str) -> Spec:
     return Spec("POST", "/mcp", _legacy_headers(session_id),
                 _dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), expect=[])
+
+
+def tools_list(session_id: str) -> Spec:
+    return Spec("POST", "/mcp", _legacy_headers(session_id),
+                _dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}), expect=['"name":"echo"'])
+
+
+def delete_session(session_id: str) -> Spec:
+    return Spec("DELETE", "/mcp", {"Mcp-Session-Id": session_id, "MCP-Protocol-Version": LEGACY}, expect=[])
 
 
 def session_stream(session_id: str | None) -> Spec:
