@@ -8,10 +8,7 @@ Permission checks that touch the database run in a thread (``database_sync_to_as
 async tests use ``transaction=True``: rows made by the fixtures must be committed to be seen there.
 """
 
-import asyncio
-import io
 import json
-import os
 from types import SimpleNamespace
 from typing import Any
 
@@ -33,8 +30,8 @@ from django_mcp.request_state import SignedStateCodec
 from django_mcp.resources.base import Resource
 from django_mcp.sites import McpSite
 from django_mcp.tools.base import Tool
-from django_mcp.transports.lines import LineReader
-from django_mcp.transports.stdio import StdioServer
+
+from tests.transports.stdio_driver import serve_lines
 
 
 db = pytest.mark.django_db(transaction=True)
@@ -378,24 +375,9 @@ async def test_stdio_serves_the_same_decision(users):
              {"id": 3, "method": "tools/call", "params": call},
              {"id": 4, "method": "tools/call", "params": {**call, "_meta": ENVELOPE}},
              {"id": 5, "method": "tools/call", "params": modern_call}]
-    data = b"".join(json.dumps({"jsonrpc": "2.0", **line}).encode() + b"\n" for line in lines)
 
     async def run(user: Any) -> dict[int, dict]:
-        # As in test_stdio: a pipe kept open until every answer is out (end of input cancels).
-        read_fd, write_fd = os.pipe()
-        os.write(write_fd, data)
-        output = io.BytesIO()
-        with os.fdopen(read_fd, "rb") as stream:
-            server = StdioServer(LineReader(stream, limit=1 << 20), output, user=user, site=site)
-            serving = asyncio.ensure_future(server.serve())
-            try:
-                async with asyncio.timeout(10):
-                    while output.getvalue().count(b"\n") < len(lines):
-                        await asyncio.sleep(0.01)
-            finally:
-                os.close(write_fd)
-                await asyncio.wait_for(serving, 10)
-        return {answer["id"]: answer for answer in map(json.loads, output.getvalue().splitlines())}
+        return await serve_lines(site, user, [{"jsonrpc": "2.0", **line} for line in lines])
 
     viewer = await run(users.viewer)
     assert {t["name"] for t in viewer[2]["result"]["tools"]} == {"viewers", "open_tool"}

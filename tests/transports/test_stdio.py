@@ -18,7 +18,6 @@ are marked ``live`` (``-m "not live"`` keeps only the in-process ones).
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import os
 import queue
@@ -38,8 +37,7 @@ from mcp.client.session import ClientRequestContext
 
 from django_mcp import Context
 from django_mcp.sites import McpSite
-from django_mcp.transports.lines import LineReader
-from django_mcp.transports.stdio import StdioServer
+from tests.transports.stdio_driver import serve_lines
 from tests.live import ROOT, migrate, server_env
 
 
@@ -812,25 +810,9 @@ async def test_calls_run_as_the_given_user() -> None:
         modern(4, "tools/call", {"name": "whoami", "arguments": {}}),
         modern(5, "tools/call", {"name": "members_only", "arguments": {}}),
     ]
-    data = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
 
     async def run(user: Any) -> dict[Any, dict[str, Any]]:
-        # A pipe kept open until every answer is out: end of input cancels requests still running.
-        read_fd, write_fd = os.pipe()
-        os.write(write_fd, data)
-        output = io.BytesIO()
-        with os.fdopen(read_fd, "rb") as stream:
-            server = StdioServer(LineReader(stream, limit=1 << 20), output, user=user, site=site)
-            serving = asyncio.ensure_future(server.serve())
-            try:
-                async with asyncio.timeout(10):
-                    while output.getvalue().count(b"\n") < len(lines):
-                        await asyncio.sleep(0.01)
-            finally:
-                os.close(write_fd)
-                await asyncio.wait_for(serving, 10)
-        answers = [json.loads(line) for line in output.getvalue().splitlines()]
-        return {answer["id"]: answer for answer in answers}
+        return await serve_lines(site, user, lines)
 
     alice = await run(User(username="alice"))
     assert text_of(alice[2]["result"]) == ["alice"]
