@@ -90,9 +90,6 @@ class RegisteredPrimitives(PrimitiveSource):
     def __iter__(self) -> Iterator[Primitive]:
         return iter(self.ordered)
 
-    def __len__(self) -> int:
-        return len(self.by_key)
-
     def may_publish(self) -> bool:
         return bool(self.by_key)
 
