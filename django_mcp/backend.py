@@ -11,6 +11,7 @@ import functools
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
+from .completions import Completions
 from .conf import mcp_settings
 from .context import Context
 from .cursors import decode_cursor, encode_cursor
@@ -127,7 +128,8 @@ class SiteBackend:
         context = handle(ctx)
         items: list[dict[str, Any]] = []
         while index < len(sources):
-            batch, more = await sources[index].candidates(context, position, size - len(items))
+            asked = size - len(items)
+            batch, more = await sources[index].candidates(context, position, asked)
             for offset, (primitive, after) in enumerate(batch):
                 position = after
                 if await self.permits(primitive, context):
@@ -139,6 +141,9 @@ class SiteBackend:
                                                           position if rest else None]))
                     return Page(items)
             if more and batch:
+                if len(batch) < asked and items:
+                    # A source with a smaller page of its own (a model resource's page_size) ends the page.
+                    return Page(items, encode_cursor([kind, index, position]))
                 continue
             index, position = index + 1, None
         return Page(items)
@@ -195,10 +200,38 @@ class SiteBackend:
         if found is None:
             raise ResourceNotFound(uri)
         resource, variables = found
-        return await resource.read_contents(uri, variables, ctx)  # type: ignore[attr-defined]
+        contents = await resource.read_contents(uri, variables, ctx)  # type: ignore[attr-defined]
+        # The resource may know better than the server-wide default how long its answer stays
+        # good, and whether it depends on the user (MCP spec 2026-07-28, server/utilities/caching).
+        ctx.cache_hints = resource.get_cache_hints(handle(ctx))  # type: ignore[attr-defined]
+        return contents
 
     async def can_subscribe(self, uri: str, ctx: RequestContext) -> bool:
-        return await self.resolve_resource(uri, ctx) is not None
+        """Whether ``uri`` is a resource this request may read: a template's row must exist and be visible."""
+        found = await self.resolve_resource(uri, ctx)
+        if found is None:
+            return False
+        resource, variables = found
+        return await resource.exists(uri, variables, handle(ctx))  # type: ignore[attr-defined]
+
+    async def may_notify(self, visibility: dict[str, Any], ctx: RequestContext) -> bool:
+        """
+        Whether a change notification may reach the stream of ``ctx``'s user: ``visibility`` names
+        the URIs that changed (one visible is enough) and/or the model, whose own permission is
+        asked when its rows can no longer be checked (they were deleted).
+        """
+        label = visibility.get("model")
+        if label:
+            permits = getattr(self.model_options_by_label(label), "permits", None)
+            if permits is not None and not await permits(handle(ctx)):
+                return False
+        for uri in visibility.get("uris") or ():
+            if await self.can_subscribe(uri, ctx):
+                return True
+        return not visibility.get("uris")
+
+    def model_options_by_label(self, label: str) -> Any:
+        return None
 
     async def get_prompt(self, name: str, arguments: dict[str, str], ctx: RequestContext) -> dict[str, Any]:
         prompt = await self.find("prompt", name, ctx)
@@ -221,4 +254,10 @@ class SiteBackend:
             what = "prompt" if kind == "prompt" else "resource template"
             raise InvalidParams(f"Unknown {what}: {key}")
         values = await target.get_completions(handle(ctx), name, value, context)  # type: ignore[attr-defined]
+        if isinstance(values, Completions):
+            result: dict[str, Any] = {"values": values[:COMPLETION_LIMIT],
+                                      "hasMore": values.has_more or len(values) > COMPLETION_LIMIT}
+            if values.total is not None:
+                result["total"] = values.total
+            return result
         return {"values": values[:COMPLETION_LIMIT], "total": len(values), "hasMore": len(values) > COMPLETION_LIMIT}

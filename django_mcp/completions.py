@@ -21,3 +21,16 @@ async def run_completer(completer: Completer, value: str, context: dict[str, str
     else:
         values = await in_thread(completer)(value, context)
     return [str(v) for v in values]
+
+
+class Completions(list):
+    """
+    Suggestions that know whether more exist than were fetched: a completer over a large table
+    stops at the first values instead of counting them all, so it reports ``has_more`` and
+    leaves ``total`` unknown (MCP spec 2025-11-25, server/utilities/completion: ``total`` is optional).
+    """
+
+    def __init__(self, values: Iterable[str] = (), *, has_more: bool = False, total: int | None = None) -> None:
+        super().__init__(values)
+        self.has_more = has_more
+        self.total = total

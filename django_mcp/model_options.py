@@ -47,5 +47,11 @@ class ModelOptions:
         """Run-time sources (for example the rows of the model as resources)."""
         return []
 
+    def registered(self) -> None:
+        """Called once the site publishes the model: connect signal receivers here."""
+
+    def unregistered(self) -> None:
+        """Called once the site has withdrawn the model: undo :meth:`registered`."""
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} for {self.opts.label}>"

@@ -35,7 +35,8 @@ async def anotify_list_changed(kind: ListKind) -> None:
 
 async def anotify_resource_updated(uri: str) -> None:
     """Announce that the resource at ``uri`` changed."""
-    await publish(resource_group(uri), {"type": NOTIFY, "kind": "resource", "uri": uri,
+    # Each stream delivers it only if its user may read ``uri`` now (transports/visibility.py).
+    await publish(resource_group(uri), {"type": NOTIFY, "kind": "resource", "uri": uri, "visibility": {"uris": [uri]},
                                         "message": {"jsonrpc": "2.0", "method": "notifications/resources/updated",
                                                     "params": {"uri": uri}}})
 

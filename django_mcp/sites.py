@@ -68,7 +68,7 @@ def _is_primitive(value: Any) -> bool:
 class McpSite(SiteBackend):
     """A set of MCP primitives served together at one endpoint."""
 
-    #: The options class ``register(Model)`` uses when given none (``ModelResource`` once installed).
+    #: The options class ``register(Model)`` uses when given none; None: ``ModelResource``.
     default_model_options_class: type[ModelOptions] | None = None
 
     def __init__(self, name: str = "default") -> None:
@@ -117,10 +117,11 @@ class McpSite(SiteBackend):
         if model in self._registry.models:
             raise AlreadyRegistered(f"The model {model.__name__} is already registered with "
                                     f"{type(self._registry.models[model]).__qualname__}.")
-        options_class = options_class or self.default_model_options_class
         if options_class is None:
-            raise ImproperlyConfigured(f"No options class for {model.__name__}: pass one, as in "
-                                       f"site.register({model.__name__}, {model.__name__}Resource).")
+            options_class = self.default_model_options_class
+        if options_class is None:
+            from .resources.models import ModelResource  # imports DRF: only once a model is registered
+            options_class = ModelResource
         if not (isinstance(options_class, type) and issubclass(options_class, ModelOptions)):
             raise TypeError(f"{options_class!r} is not a ModelOptions subclass.")
         if options:
@@ -141,6 +142,7 @@ class McpSite(SiteBackend):
             self.add_source(source)
         self._registry.models[model] = instance
         self._registry.contributions[model] = (added, sources)
+        instance.registered()
 
     def unregister(self, model_or_iterable: Any) -> None:
         """Withdraw models (and what they contributed) or primitives; ``NotRegistered`` otherwise."""
@@ -150,12 +152,13 @@ class McpSite(SiteBackend):
             if isinstance(item, ModelBase):
                 if item not in self._registry.models:
                     raise NotRegistered(f"The model {item.__name__} is not registered.")
-                del self._registry.models[item]
+                options = self._registry.models.pop(item)
                 primitives, sources = self._registry.contributions.pop(item)
                 for primitive in primitives:
                     self._registry.primitives[primitive.kind].remove(primitive.key)
                 for source in sources:
                     self._registry.sources[source.kind].remove(source)
+                options.unregistered()
             else:
                 primitive = self._registered_instance(item)
                 if primitive is None:
@@ -175,6 +178,17 @@ class McpSite(SiteBackend):
             return self._registry.models[model]
         except KeyError:
             raise NotRegistered(f"The model {model.__name__} is not registered.") from None
+
+    def model_options_or_none(self, model: Any) -> ModelOptions | None:
+        """The options instance of ``model``, or None when it is not registered here."""
+        return self._registry.models.get(model)
+
+    def model_options_by_label(self, label: str) -> ModelOptions | None:
+        """The options instance of the registered model ``app_label.ModelName``, or None."""
+        for model, options in self._registry.models.items():
+            if model._meta.label == label:
+                return options
+        return None
 
     def _registered_instance(self, item: Any) -> Primitive | None:
         if isinstance(item, Primitive):

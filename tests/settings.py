@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "django_mcp",
     "tests.conformance_app",
     "tests.testapp",
+    "tests.catalogue",
 ]
 
 MIDDLEWARE = [
@@ -99,8 +100,13 @@ if os.environ.get("MCP_TEST_CHANNEL_LAYER") == "redis":
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# Uploaded files of the model-resource tests (tests/catalogue).
+MEDIA_ROOT = os.environ.get("MCP_TEST_MEDIA_ROOT", str(BASE_DIR / ".tmp" / "media"))
+
 DJANGO_MCP = {
     "SERVER_NAME": "django-mcp-tests",
+    # The site /mcp serves: tests/catalogue's live tests serve "tests.catalogue.sites.site".
+    "SITE": os.environ.get("MCP_TEST_SITE", "django_mcp.sites.McpSite"),
     # The defaults plus the API-key example of the authentication seam (tests/testapp/authentication.py):
     # a request without the header is served as before.
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -136,7 +136,7 @@ def test_registering_a_model_twice_or_without_options_is_refused():
     site.register([Group, Permission], RowOptions)
     with pytest.raises(AlreadyRegistered, match="Group is already registered with RowOptions"):
         site.register(Group, RowOptions)
-    with pytest.raises(ImproperlyConfigured, match=r"No options class for Group"):
+    with pytest.raises(ImproperlyConfigured, match=r"resource of auth.Group needs `fields`"):
         McpSite().register(Group)
     with pytest.raises(TypeError, match="not a ModelOptions subclass"):
         McpSite().register(Group, dict)  # type: ignore[arg-type]

@@ -66,6 +66,8 @@ class RequestContext:
     decisions: dict[tuple[str, str], bool] = field(default_factory=dict)
     # The Django layer's handle on this request for permission checks and definitions, made once.
     handle: Any = None
+    # ``ttlMs``/``cacheScope`` the answered primitive asks for (2026-07-28), over the server's defaults.
+    cache_hints: dict[str, Any] | None = None
 
     @classmethod
     def for_legacy(cls, session: LegacySession, message: dict[str, Any], *, user: Any, auth: Any = None,

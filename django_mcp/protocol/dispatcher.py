@@ -146,6 +146,9 @@ class Dispatcher:
     def cacheable(self, result: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
         """Add the 2026-07-28 caching directives (MCP spec 2026-07-28, server/utilities/caching); legacy shaping drops them."""
         if ctx.is_modern:
+            if ctx.cache_hints:
+                for key, value in ctx.cache_hints.items():
+                    result.setdefault(key, value)
             result.setdefault("ttlMs", self.list_ttl_ms)
             result.setdefault("cacheScope", self.cache_scope)
             result.setdefault("resultType", "complete")

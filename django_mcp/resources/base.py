@@ -78,6 +78,17 @@ class Resource(Primitive):
     def get_annotations(self, ctx: Context) -> dict[str, Any] | None:
         return self.annotations
 
+    def get_cache_hints(self, ctx: Context) -> dict[str, Any] | None:
+        """
+        ``{"ttlMs": …, "cacheScope": "public" | "private"}`` for 2026-07-28 reads of this resource
+        (MCP spec 2026-07-28, server/utilities/caching); None keeps the server's defaults.
+        """
+        return None
+
+    async def exists(self, uri: str, variables: dict[str, str], ctx: Context) -> bool:
+        """Whether ``uri`` names something this request may read, for subscriptions; templates over rows override."""
+        return True
+
     def get_definition_fields(self, ctx: Context) -> dict[str, Any]:
         """The ``Resource`` object of ``resources/list``."""
         return definition_without_none(uri=self.uri, name=self.name, mimeType=self.get_mime_type(ctx),

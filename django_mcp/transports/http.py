@@ -31,6 +31,7 @@ from .resumable import ResumableStreamMixin
 from .refusals import MethodNotAllowed, NotAcceptable, UnsupportedMediaType
 from .security import accepts, media_types
 from .status import status_for_error
+from .visibility import may_deliver
 from .requests import serve_request
 
 
@@ -254,10 +255,14 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
         """A change notification from any worker, for a listen stream or a session's GET stream."""
         queue = getattr(self, "listen_queue", None)
         if queue is not None:
-            if self._listen_wants(event):
+            if self._listen_wants(event) and await self.may_deliver(event):
                 await queue.put(event["message"])
             return
-        await self.forward_to_session_stream(event)
+        if await self.may_deliver(event):
+            await self.forward_to_session_stream(event)
+
+    async def may_deliver(self, event: dict[str, Any]) -> bool:
+        return await may_deliver(event, self.dispatcher().backend, user=self.user, auth=self.auth)
 
     def _listen_wants(self, event: dict[str, Any]) -> bool:
         wanted = getattr(self, "listen_filter", {})

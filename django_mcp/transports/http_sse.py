@@ -30,6 +30,7 @@ from .http_sessions import LegacySessionMixin, LiveSession, end_session, load_li
 from .refusals import MethodNotAllowed, NotAcceptable, Refusal, SessionNotFound
 from .session_cache import announce_change
 from .requests import serve_request
+from .visibility import may_deliver
 
 
 class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
@@ -75,7 +76,8 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
             await self.send_sse(sse.message_event(event["message"], named=True))
 
     async def mcp_notify(self, event: dict[str, Any]) -> None:
-        await self.forward_to_session_stream(event)
+        if await may_deliver(event, self.dispatcher().backend, user=self.user, auth=self.auth):
+            await self.forward_to_session_stream(event)
 
     async def forward_to_session_stream(self, event: dict[str, Any]) -> None:
         if self.session_stream and self.sse_started:

@@ -30,6 +30,7 @@ from ..sites import get_default_site
 from .http import dispatcher_for
 from .lines import LineReader, LineTooLong
 from .requests import serve_request
+from .visibility import may_deliver
 
 
 logger = logging.getLogger("django_mcp.stdio")
@@ -294,9 +295,18 @@ class StdioServer:
         assert self.channel_layer is not None and self.channel_name is not None
         while True:
             event = await self.channel_layer.receive(self.channel_name)
-            if event.get("type") == NOTIFY:
+            if event.get("type") == NOTIFY and await self.may_deliver(event):
                 for listener in list(self.listeners):
                     listener(event)
+
+    async def may_deliver(self, event: dict[str, Any]) -> bool:
+        if not event.get("visibility"):
+            return True
+        try:
+            user, auth = await self.authenticate()
+        except Exception:  # a credential that no longer holds sees nothing
+            return False
+        return await may_deliver(event, self.dispatcher().backend, user=user, auth=auth)
 
     async def leave_all(self) -> None:
         if self._reader_task is not None:

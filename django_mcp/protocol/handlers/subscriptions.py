@@ -34,6 +34,14 @@ async def listen(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> 
         raise McpError("This transport cannot hold a subscription")
     requested = params.notifications.model_dump(by_alias=True, exclude_none=True)
     honoured = honoured_filter(requested, dispatcher.backend.capabilities(ctx))
+    if "resourceSubscriptions" in honoured:
+        # Only resources this user may read: the rest are left out of the acknowledged subset,
+        # exactly like URIs that do not exist.
+        readable = [uri for uri in honoured["resourceSubscriptions"] if await dispatcher.backend.can_subscribe(uri, ctx)]
+        if readable:
+            honoured["resourceSubscriptions"] = readable
+        else:
+            del honoured["resourceSubscriptions"]
     subscription_id = ctx.request_id
     # Join the notification sources before acknowledging, so no change after the ack is missed.
     notifications = await ctx.listen(honoured)

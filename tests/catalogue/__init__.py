@@ -1,0 +1,1 @@
+"""Models published as MCP resources, for the tests of ``django_mcp.resources.models``."""
