@@ -21,6 +21,9 @@ class McpConfig(SimpleMcpConfig):
 
     def ready(self) -> None:
         super().ready()
-        from .sites import autodiscover
+        from .prompts.discovery import add_prompt_sources
+        from .sites import autodiscover, site
 
         autodiscover()
+        # Prompts staff write in the admin, and templates under mcp/prompts/ (docs/prompts.md).
+        add_prompt_sources(site)

@@ -50,7 +50,8 @@ MIDDLEWARE = [
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        # Prompt templates of tests/prompts (files under mcp/prompts/ are prompts on the default site).
+        "DIRS": [BASE_DIR / "tests" / "prompts" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [

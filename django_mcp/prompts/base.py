@@ -49,7 +49,8 @@ class Prompt(Primitive):
 
     kind = "prompt"
     work_method = "render"
-    options = Primitive.options | {"arguments", "argument_descriptions", "complete"}
+    # template_name and form_class make @prompt() build a TemplatePrompt (see from_function).
+    options = Primitive.options | {"arguments", "argument_descriptions", "complete", "template_name", "form_class"}
 
     arguments: list[dict[str, Any]] | None = None
     argument_descriptions: dict[str, str] | None = None
@@ -64,6 +65,18 @@ class Prompt(Primitive):
         if strangers:
             raise ImproperlyConfigured(f"{self.origin()}: argument_descriptions or complete name "
                                        f"{', '.join(strangers)}, which are not arguments of prompt {self.name!r}.")
+
+    @classmethod
+    def from_function(cls, fn: Any, **options: Any) -> "Prompt":
+        """
+        The short form. With ``template_name`` (or ``form_class``), ``fn`` prepares a template's
+        context and the prompt is a :class:`~django_mcp.prompts.templates.TemplatePrompt`.
+        """
+        if cls is Prompt and ("template_name" in options or "form_class" in options):
+            from .templates import template_prompt_from_function
+
+            return template_prompt_from_function(fn, **options)
+        return super().from_function(fn, **options)
 
     def arguments_from_signature(self) -> list[dict[str, Any]]:
         descriptions = self.argument_descriptions or {}
