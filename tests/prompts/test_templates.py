@@ -19,7 +19,8 @@ from django_mcp.sites import McpSite
 from .helpers import from_source, request_for, texts
 
 
-pytestmark = pytest.mark.django_db
+# Async ORM calls run in other threads: only a flushed database keeps tests apart.
+pytestmark = pytest.mark.django_db(transaction=True)
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC")
 
