@@ -44,7 +44,8 @@ ASGI_APPLICATION = "example_project.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        # The project's own templates; those under templates/mcp/prompts/ are MCP prompts.
+        "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [

@@ -5,6 +5,7 @@ from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from example_project.library.demo_prompts import create_demo_prompts
 from example_project.library.models import Author, Book
 
 
@@ -43,5 +44,6 @@ class Command(BaseCommand):
         librarian.set_unusable_password()
         librarian.save()
         librarian.user_permissions.add(Permission.objects.get(content_type__app_label="library", codename="change_book"))
+        create_demo_prompts()
         self.stdout.write(f"Demo data ready: {Author.objects.count()} authors, {Book.objects.count()} books "
                           f"({created} new), and the librarian.")
