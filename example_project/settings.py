@@ -72,7 +72,8 @@ CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}
 
 # API keys for MCP clients, key → username (see library/authentication.py); the demo data creates
 # the librarian. Never keep real keys in settings files: read them from the environment.
-LIBRARY_API_KEYS = {os.environ.get("DEMO_API_KEY", "librarian-demo-key"): "librarian"}
+LIBRARY_API_KEYS = {os.environ.get("DEMO_API_KEY", "librarian-demo-key"): "librarian",
+                    os.environ.get("DEMO_READER_KEY", "reader-demo-key"): "reader"}
 
 DJANGO_MCP = {
     "SERVER_NAME": "django-mcp-library",

@@ -6,6 +6,7 @@ real daphne process, and used by the official ``mcp`` SDK client in both protoco
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,7 +25,7 @@ def example_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSer
     migrate(env)
     loaded = subprocess.run([sys.executable, "manage.py", "mcp_demo_data"], cwd=ROOT, env=server_env(env),
                             capture_output=True, text=True, timeout=60, check=True)
-    assert "Demo data ready: 3 authors, 7 books" in loaded.stdout and "the librarian" in loaded.stdout
+    assert "Demo data ready: 15 authors, 247 books" in loaded.stdout and "2 loans" in loaded.stdout
     with LiveServer("example_project.asgi:application", env=env, name="example") as server:
         yield server
 
@@ -45,8 +46,8 @@ async def test_example_catalogue_over_mcp(example_server: LiveServer, mode: str)
         book_id = found.structured_content["result"][1]["id"]
         lent = await client.call_tool("lend_book", {"book_id": book_id})
         assert lent.content[0].text in ("Lent out: Invisible Cities.", "Invisible Cities is already lent out.")
-        read = await client.read_resource(f"library://books/{book_id}")
-        assert '"available": false' in read.contents[0].text
+        read = await client.read_resource(f"library://book/{book_id}")
+        assert json.loads(read.contents[0].text)["available"] is False
         prompt = await client.get_prompt("recommend", {"author": "Italo Calvino"})
         assert "Italo Calvino" in prompt.messages[0].content.text
 
@@ -64,7 +65,7 @@ async def test_the_librarian_key_reveals_the_guarded_tool(example_server: LiveSe
     async with asyncio.timeout(30), http, Client(streamable_http_client(example_server.mcp_url, http_client=http),
                                                   mode=mode) as librarian:
         names = [tool.name for tool in (await librarian.list_tools()).tools]
-        assert names == ["search_books", "lend_book", "return_book"]
+        assert names == ["search_loan", "get_loan", "search_books", "lend_book", "return_book"]
         found = await librarian.call_tool("search_books", {"query": "kindred"})
         book_id = found.structured_content["result"][0]["id"]
         await librarian.call_tool("lend_book", {"book_id": book_id})
@@ -78,3 +79,36 @@ async def test_the_librarian_key_reveals_the_guarded_tool(example_server: LiveSe
     assert response.status_code == 401
     assert response.headers["www-authenticate"] == 'ApiKey realm="library", header="X-Api-Key"'
     assert response.json()["error"]["message"] == "Unknown API key"
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_the_models_are_resources_and_loans_belong_to_their_reader(example_server: LiveServer, mode: str) -> None:
+    """The demo's ModelResources: books page by page for anyone, loans only for their reader (or the librarian)."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def every_uri(client: Client) -> list[str]:
+        uris, cursor, pages = [], None, 0
+        while True:
+            page = await client.list_resources(cursor=cursor)
+            pages += 1
+            uris += [str(resource.uri) for resource in page.resources]
+            if not (cursor := page.next_cursor):
+                return uris, pages
+
+    async with asyncio.timeout(30), Client(example_server.mcp_url, mode=mode) as anonymous:
+        uris, pages = await every_uri(anonymous)
+        books = [uri for uri in uris if uri.startswith("library://book/") and not uri.endswith("$schema")]
+        assert len(books) == 247 and pages >= 3  # at least three pages at the default page size
+        assert not [uri for uri in uris if uri.startswith("library://loan/")]
+        book = json.loads((await anonymous.read_resource(books[0])).contents[0].text)
+        assert book["author"].startswith("library://author/")
+
+    for key, expected in (("reader-demo-key", 2), ("librarian-demo-key", 2)):
+        http = httpx2.AsyncClient(headers={"X-Api-Key": key})
+        async with asyncio.timeout(30), http, Client(streamable_http_client(example_server.mcp_url, http_client=http),
+                                                      mode=mode) as client:
+            loans = [uri for uri in (await every_uri(client))[0] if uri.startswith("library://loan/")
+                     and not uri.endswith("$schema")]
+            found = await client.call_tool("search_loan", {})
+            assert len(found.structured_content["results"]) == len(loans) >= 1

@@ -150,12 +150,15 @@ class RowResource:
     """
 
     kind = "resource"
-    __slots__ = ("obj", "resource", "uri")
+    __slots__ = ("definition", "obj", "resource", "uri")
 
-    def __init__(self, resource: ModelResource, obj: Any) -> None:
+    def __init__(self, resource: ModelResource, obj: Any, ctx: Context) -> None:
+        # Made on a worker thread with the page's rows: str(row) may follow relations, which
+        # would be a query on the event loop.
         self.resource = resource
         self.obj = obj
         self.uri = resource.get_object_uri(obj)
+        self.definition = resource.get_row_definition(obj, self.uri, ctx)
 
     @property
     def key(self) -> str:
@@ -169,7 +172,7 @@ class RowResource:
         return await self.resource.permits(ctx) and await self.resource.has_object_permission(ctx, self.obj)
 
     async def get_definition(self, ctx: Context) -> dict[str, Any]:
-        return self.resource.get_row_definition(self.obj, self.uri, ctx)
+        return self.definition
 
     def __repr__(self) -> str:
         return f"<RowResource {self.uri!r}>"
@@ -189,9 +192,13 @@ class ModelRowSource(PrimitiveSource):
             return [], False
         # A smaller page size of its own ends the site's page early (see SiteBackend.page).
         limit = min(limit, resource.get_page_size())
-        rows = await in_thread(resource.fetch_rows)(ctx, position, limit + 1)
-        keyset = resource.keyset
-        return [(RowResource(resource, obj), keyset.position_of(obj)) for obj in rows[:limit]], len(rows) > limit
+        rows, more = await in_thread(self.page)(ctx, position, limit)
+        return rows, more
+
+    def page(self, ctx: Context, position: Any, limit: int) -> tuple[list[tuple[RowResource, Any]], bool]:
+        resource, keyset = self.resource, self.resource.keyset
+        rows = resource.fetch_rows(ctx, position, limit + 1)
+        return [(RowResource(resource, obj, ctx), keyset.position_of(obj)) for obj in rows[:limit]], len(rows) > limit
 
     async def lookup(self, key: str, ctx: Context) -> Any:
         return None  # a row's URI is served by the row template

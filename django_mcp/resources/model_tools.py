@@ -64,10 +64,12 @@ class ModelTool(ModelPrimitive, Tool):
     def build_arguments(self) -> type[ArgumentsModel]:
         raise NotImplementedError
 
-    def row_links(self, rows: list[Any]) -> list[dict[str, Any]]:
+    def present(self, rows: list[Any], ctx: Context) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The rows as data and as resource links; on a worker thread, as both may query related rows."""
         resource = self.resource
-        return [{"type": "resource_link", "uri": resource.get_object_uri(row), "name": str(row)[:200] or "row",
-                 "mimeType": "application/json"} for row in rows]
+        links = [{"type": "resource_link", "uri": resource.get_object_uri(row), "name": str(row)[:200] or "row",
+                  "mimeType": "application/json"} for row in rows]
+        return resource.serialize_many(rows, ctx), links
 
 
 class SearchRows(ModelTool):
@@ -115,14 +117,15 @@ class SearchRows(ModelTool):
                 raise InvalidParams("Invalid cursor: it belongs to another search", {"cursor": cursor})
             position = payload[2]
         rows, more = await in_thread(self.search)(ctx, arguments, position, limit)
+        last = rows[-1] if rows else None
         if self.resource.object_permissions:
             rows = [row for row in rows if await self.resource.has_object_permission(ctx, row)]
-        structured: dict[str, Any] = {"results": await in_thread(self.resource.serialize_many)(rows, ctx)}
-        if more:
-            structured["nextCursor"] = encode_cursor(["search", digest, self.resource.keyset.position_of(rows[-1])])
+        results, links = await in_thread(self.present)(rows, ctx)
+        structured: dict[str, Any] = {"results": results}
+        if more and last is not None:
+            structured["nextCursor"] = encode_cursor(["search", digest, self.resource.keyset.position_of(last)])
         text = json.dumps(structured, ensure_ascii=False)
-        return {"content": [{"type": "text", "text": text}, *self.row_links(rows)],
-                "structuredContent": structured, "isError": False}
+        return {"content": [{"type": "text", "text": text}, *links], "structuredContent": structured, "isError": False}
 
     def search(self, ctx: Context, arguments: dict[str, Any], position: Any, limit: int) -> tuple[list[Any], bool]:
         resource = self.resource
@@ -161,6 +164,6 @@ class GetRow(ModelTool):
             obj = await resource.aget_object(ctx, str(value))
         except resource.model.DoesNotExist:
             return error_result(f"No {resource.opts.verbose_name} with {resource.lookup_url_kwarg} {value}.")
-        structured = await in_thread(resource.serialize)(obj, ctx)
-        return {"content": [{"type": "text", "text": json.dumps(structured, ensure_ascii=False)},
-                            *self.row_links([obj])], "structuredContent": structured, "isError": False}
+        [structured], links = await in_thread(self.present)([obj], ctx)
+        return {"content": [{"type": "text", "text": json.dumps(structured, ensure_ascii=False)}, *links],
+                "structuredContent": structured, "isError": False}

@@ -1,18 +1,57 @@
 """
-The catalogue as an MCP server: tools to search, lend and return books, resources for each book
-and author, and a prompt. Autodiscovered by django_mcp, as ``admin.py`` is by the admin. Both
-forms are shown: decorated functions (the short form) and options classes registered with
-``@register()``, which is what the decorators build.
+The catalogue as an MCP server: the models published as resources (``ModelResource``, registered
+like a ``ModelAdmin``), tools to search, lend and return books, and a prompt. Autodiscovered by
+django_mcp, as ``admin.py`` is by the admin. Both forms of primitives are shown: decorated
+functions (the short form) and options classes registered with ``@register()``.
 """
 
 from django.db.models import Q
 from pydantic import BaseModel, Field
 
-from django_mcp import Context, Resource, Tool, prompt, register, resource, tool
-from django_mcp.notifications import anotify_resource_updated
-from django_mcp.permissions import HasPermission, IsAuthenticated
+from django_mcp import Context, ModelResource, Resource, Tool, prompt, register, tool
+from django_mcp.permissions import AllowAny, HasPermission, IsAuthenticated
 
-from .models import Author, Book
+from .models import Author, Book, Loan
+
+
+# Models as resources ---------------------------------------------------------------------------------
+#
+# Each book is a resource at library://book/<id> (JSON, its author a link to library://author/<id>),
+# listed a page at a time in resources/list; library://book/$schema describes the fields. Saving a
+# book anywhere (the admin, a tool, the shell) notifies the clients subscribed to it.
+
+
+@register(Book)
+class BookResource(ModelResource):
+    """A book in the catalogue, with its summary and whether it is on the shelf."""
+
+    fields = ["title", "author", "published", "summary", "available"]
+    search_fields = ["title", "author__name"]
+    permission_classes = [AllowAny]  # the catalogue is public; loans are not
+
+
+@register(Author)
+class AuthorResource(ModelResource):
+    fields = ["name", "born"]
+    permission_classes = [AllowAny]
+
+
+@register(Loan)
+class LoanResource(ModelResource):
+    """Who borrowed which book. Readers see their own loans; the librarian sees everybody's."""
+
+    fields = ["book", "borrower", "lent_at"]
+    permission_classes = [IsAuthenticated]
+    # Also as tools (search_loan, get_loan), for clients that show tools but not resources.
+    tools = ["search", "get"]
+    filter_fields = ["book"]
+
+    def get_queryset(self, ctx):
+        loans = super().get_queryset(ctx).select_related("book", "borrower")
+        return loans if ctx.user.has_perm("library.view_loan") else loans.filter(borrower=ctx.user.pk)
+
+
+# Tools ---------------------------------------------------------------------------------------------------
 
 
 class BookOut(BaseModel):
@@ -57,8 +96,10 @@ class LendBook(Tool):
                                        "required": ["confirm"]}, key="confirm")
             if answer.action != "accept" or not (answer.content or {}).get("confirm"):
                 return "Nothing changed."
-        await Book.objects.filter(pk=book_id).aupdate(available=False)
-        await anotify_resource_updated(f"library://books/{book_id}")
+        book.available = False
+        await book.asave(update_fields=["available"])  # saving notifies the book's subscribers
+        if ctx.user.is_authenticated:
+            await Loan.objects.acreate(book=book, borrower=ctx.user)
         return f"Lent out: {book.title}."
 
 
@@ -72,20 +113,13 @@ class ReturnBook(Tool):
     permission_classes = [IsAuthenticated & HasPermission("library.change_book")]
 
     async def call(self, book_id: int, ctx: Context) -> str:
-        updated = await Book.objects.filter(pk=book_id, available=False).aupdate(available=True)
-        if not updated:
+        book = await Book.objects.filter(pk=book_id, available=False).afirst()
+        if book is None:
             return f"Book {book_id} is not lent out."
-        await anotify_resource_updated(f"library://books/{book_id}")
+        book.available = True
+        await book.asave(update_fields=["available"])
+        await Loan.objects.filter(book=book).adelete()
         return f"Returned book {book_id}; {ctx.user.username} put it back on the shelf."
-
-
-@resource("library://books/{book_id}", name="book", description="One book with its summary.",
-          mime_type="application/json")
-def book(book_id: str) -> dict:
-    found = Book.objects.select_related("author").filter(pk=book_id).first()
-    if found is None:
-        raise LookupError(book_id)
-    return {**_out(found).model_dump(), "summary": found.summary}
 
 
 @register()

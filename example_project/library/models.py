@@ -1,6 +1,8 @@
-"""A small catalogue: authors and their books."""
+"""A small catalogue: authors, their books, and who has borrowed which."""
 
+from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class Author(models.Model):
@@ -30,3 +32,17 @@ class Book(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+class Loan(models.Model):
+    """A book lent to a reader."""
+
+    book = models.ForeignKey(Book, related_name="loans", on_delete=models.CASCADE)
+    borrower = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="loans", on_delete=models.CASCADE)
+    lent_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-lent_at"]
+
+    def __str__(self) -> str:
+        return f"{self.book} (lent to {self.borrower})"

@@ -1,4 +1,4 @@
-"""Load a few authors and books so the example server has something to show."""
+"""Load authors, books, readers and loans so the example server has something to show."""
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from example_project.library.demo_prompts import create_demo_prompts
-from example_project.library.models import Author, Book
+from example_project.library.models import Author, Book, Loan
 
 
 DEMO = {
@@ -26,13 +26,32 @@ DEMO = {
 }
 
 
+# A shelf of made-up small-press books, so that listing books takes several pages (100 rows each).
+PRESS_AUTHORS = ["Ada Quill", "Bram Hollow", "Cora Vance", "Dmitri Sol", "Esme Arden", "Felix Marr",
+                 "Greta Lind", "Hugo Pell", "Iris Okafor", "Jonas Reed", "Kira Maeda", "Luca Ferro"]
+PRESS_WORDS = [("The Quiet", "Harbour"), ("A Map of", "Salt"), ("Under", "Lanterns"), ("The Glass", "Orchard"),
+               ("Letters from", "the North"), ("The Long", "Winter"), ("Songs for", "Rivers"), ("The Last", "Lighthouse"),
+               ("A House of", "Paper"), ("Night", "Ferries"), ("The Copper", "Garden"), ("Small", "Weathers"),
+               ("The Hidden", "Stair"), ("Borrowed", "Light"), ("The Ninth", "Bell"), ("Winter", "Apples"),
+               ("The Drowned", "Library"), ("Field Notes on", "Moths"), ("The Salt", "Road"), ("An Atlas of", "Rain")]
+
+
+def press_books():
+    """(author, born, [(title, year, summary)…]) for the made-up small press: 240 books."""
+    for index, name in enumerate(PRESS_AUTHORS):
+        books = [(f"{first} {second}" + (f", book {index + 1}" if index else ""), 1990 + (index * 7 + n) % 35,
+                  f"A small-press novel by {name}.") for n, (first, second) in enumerate(PRESS_WORDS)]
+        yield name, 1950 + index * 3, books
+
+
 class Command(BaseCommand):
     help = "Create the example library's demo authors and books (idempotent)."
 
     @transaction.atomic
     def handle(self, *args, **options):
         created = 0
-        for (name, born), books in DEMO.items():
+        shelves = [(name, born, books) for (name, born), books in DEMO.items()] + list(press_books())
+        for name, born, books in shelves:
             author, _ = Author.objects.get_or_create(name=name, defaults={"born": born})
             for title, year, summary in books:
                 _, made = Book.objects.get_or_create(title=title, author=author,
@@ -44,6 +63,16 @@ class Command(BaseCommand):
         librarian.set_unusable_password()
         librarian.save()
         librarian.user_permissions.add(Permission.objects.get(content_type__app_label="library", codename="change_book"))
+        # The librarian sees every loan (library.view_loan); a reader sees only their own.
+        librarian.user_permissions.add(Permission.objects.get(content_type__app_label="library", codename="view_loan"))
+        reader, _ = get_user_model().objects.get_or_create(username="reader")
+        reader.set_unusable_password()
+        reader.save()
+        for title in ("Kindred", "Invisible Cities"):
+            book = Book.objects.get(title=title)
+            if not Loan.objects.filter(book=book).exists():
+                Loan.objects.create(book=book, borrower=reader)
+                Book.objects.filter(pk=book.pk).update(available=False)
         create_demo_prompts()
         self.stdout.write(f"Demo data ready: {Author.objects.count()} authors, {Book.objects.count()} books "
-                          f"({created} new), and the librarian.")
+                          f"({created} new), {Loan.objects.count()} loans, the librarian and a reader.")
