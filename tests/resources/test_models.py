@@ -290,6 +290,19 @@ async def test_tools_are_hidden_from_users_without_the_view_permission(data):
         await call("get_volume", {"pk": data["earthsea"].pk}, data["nobody"])
 
 
+async def test_use_admin_reuses_the_model_admins_queryset_and_permissions(data):
+    admin_site = McpSite("admin-backed")
+    admin_site.register(Volume, fields=["title"], use_admin=True, schema=False)
+    request = ctx(data["bob"])
+    page = await admin_site.list_resources(None, request)
+    assert [item["name"] for item in page.items] == ["A Wizard of Earthsea", "Invisible Cities"]  # no secrets
+    assert (await admin_site.list_resources(None, ctx(data["nobody"]))).items == []
+    with pytest.raises(ResourceNotFound):
+        await admin_site.read_resource(f"catalogue://volume/{data['diary'].pk}", ctx(data["alice"], "resources/read"))
+    with pytest.raises(ImproperlyConfigured, match="not registered with"):
+        McpSite().register(Writer, fields="__all__", use_admin=True)
+
+
 # Configuration -------------------------------------------------------------------------------------------
 
 
