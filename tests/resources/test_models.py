@@ -106,6 +106,32 @@ async def test_a_row_reads_as_lossless_json_with_links_to_related_resources(data
     assert json.loads(writer["text"]) == {"id": earthsea.writer_id, "name": "Ursula K. Le Guin", "slug": "le-guin"}
 
 
+async def test_every_common_field_type_reads_back_losslessly(data):
+    import datetime
+    from decimal import Decimal
+
+    volume = data["cities"]
+    volume.published = datetime.date(1972, 11, 1)
+    volume.rating = 4.25
+    volume.reading_time = datetime.timedelta(hours=3, minutes=5)
+    volume.price = Decimal("12.50")
+    volume.extra = {"translators": ["William Weaver"], "first": True, "n": None}
+    await volume.asave()
+    row = json.loads((await read(f"catalogue://volume/{volume.pk}", data["bob"]))[0]["text"])
+    assert row["published"] == "1972-11-01" and row["rating"] == 4.25 and row["reading_time"] == "03:05:00"
+    assert Decimal(row["price"]) == Decimal("12.50") and row["price"] == "12.50"
+    assert row["extra"] == {"translators": ["William Weaver"], "first": True, "n": None}
+    assert row["in_print"] is True and row["format"] == "hb" and row["pages"] == 165
+
+
+async def test_lookup_values_are_percent_encoded_in_uris_and_decoded_when_read(data):
+    odd = await Writer.objects.acreate(name="Flann O'Brien", slug="o'brien é/x")
+    resource = site.get_model_options(Writer)
+    uri = resource.get_object_uri(odd)
+    assert uri == "catalogue://writer/o%27brien%20%C3%A9%2Fx"
+    assert json.loads((await read(uri))[0]["text"])["name"] == "Flann O'Brien"
+
+
 async def test_hidden_unknown_and_malformed_rows_are_all_not_found(data):
     diary = data["diary"]
     assert json.loads((await read(f"catalogue://volume/{diary.pk}", data["alice"]))[0]["text"])["title"] == "Alice's diary"
