@@ -89,7 +89,8 @@ def prompt_from_row(row: Any, site: Any = None) -> TemplatePrompt:
     if row.permission:
         permissions.append(row.permission)  # a string is a HasPermission
     attrs = {"name": row.name, "title": row.title or None, "description": row.description or None,
-             "template_string": row.template, "form_class": form_from_specs(row.arguments or [], f"{row.name}Arguments"),
+             "template_string": row.template,
+             "form_class": form_from_specs(row.arguments or [], f"{row.name}Arguments"),
              "site": site, "permission_classes": permissions or None, "stored_pk": row.pk, "__module__": __name__}
     return type(f"StoredPrompt_{row.pk}", (TemplatePrompt,), attrs)()
 

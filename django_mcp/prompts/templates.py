@@ -21,7 +21,7 @@ from django.template.backends.django import DjangoTemplates
 from django.utils import translation
 
 from ..context import Context
-from ..primitives import definition_without_none, docstring_of
+from ..primitives import docstring_of
 from ..protocol.context import RequestContext
 from ..protocol.errors import InvalidParams
 from ..threads import in_thread
@@ -127,12 +127,6 @@ class TemplatePrompt(Prompt):
             return args.form_from_signature(hook, "ctx", self.argument_descriptions,
                                             f"{type(self).__name__}Arguments")
         return args.form_from_specs([], f"{type(self).__name__}Arguments")
-
-    def arguments_from_signature(self) -> list[dict[str, Any]]:
-        return args.argument_definitions(self.form_class)
-
-    def get_definition_fields(self, ctx: Context) -> dict[str, Any]:
-        return definition_without_none(name=self.name, arguments=self.get_arguments(ctx) or None)
 
     # Work ---------------------------------------------------------------------------------------
 

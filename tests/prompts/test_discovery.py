@@ -77,7 +77,8 @@ async def test_clashes_code_over_database_over_files_in_listings_and_lookups(pag
     get = site.get_prompt
     assert texts(await get("summarize", {"topic": "x"}, request_for())) == [("user", "code x")]
     assert texts(await get("testing.greet", {}, request_for())) == [("user", "db greet")]
-    assert texts(await get("test_simple_prompt", {}, request_for())) == [("user", "This is a simple prompt for testing.")]
+    simple = await get("test_simple_prompt", {}, request_for())
+    assert texts(simple) == [("user", "This is a simple prompt for testing.")]
 
 
 async def test_database_prompts_keep_their_permissions():
@@ -109,8 +110,9 @@ async def test_a_changed_row_is_rebuilt_and_arguments_are_specs():
 
 
 async def test_completion_of_a_file_prompt_argument():
-    result = await default_site.complete({"type": "ref/prompt", "name": "testing.greet"},
-                                         {"name": "language", "value": "d"}, {}, request_for(method="completion/complete"))
+    ref = {"type": "ref/prompt", "name": "testing.greet"}
+    result = await default_site.complete(ref, {"name": "language", "value": "d"}, {},
+                                         request_for(method="completion/complete"))
     assert result == {"values": ["de"], "total": 1, "hasMore": False}
 
 

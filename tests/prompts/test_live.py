@@ -62,7 +62,8 @@ async def test_list_and_get_file_and_database_prompts(live_server_mcp: Any, staf
         stored = await client.get_prompt(name, {"topic": "owls"})
         language = await client.complete(types.PromptReference(type="ref/prompt", name="testing.greet"),
                                          {"name": "language", "value": "f"})
-        topic = await client.complete(types.PromptReference(type="ref/prompt", name=name), {"name": "topic", "value": "o"})
+        topic = await client.complete(types.PromptReference(type="ref/prompt", name=name),
+                                      {"name": "topic", "value": "o"})
         with pytest.raises(MCPError) as missing:
             await client.get_prompt("testing.greet", {})
         with pytest.raises(MCPError) as invalid:

@@ -8,7 +8,6 @@ worker B, the MCP client talks to worker A, in both eras.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 import pytest
 

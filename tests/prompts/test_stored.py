@@ -25,7 +25,8 @@ def test_a_valid_row_passes():
 
 def test_the_template_is_compiled_on_save():
     assert errors_of(template="{% if %}")["template"][0].startswith("The template does not compile:")
-    assert "message" in errors_of(template='{% load mcp_prompts %}{% message "robot" %}x{% endmessage %}')["template"][0]
+    robot = '{% load mcp_prompts %}{% message "robot" %}x{% endmessage %}'
+    assert "message" in errors_of(template=robot)["template"][0]
 
 
 @pytest.mark.parametrize(("arguments", "message"), [
