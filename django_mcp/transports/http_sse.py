@@ -76,7 +76,7 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
             await self.send_sse(sse.message_event(event["message"], named=True))
 
     async def mcp_notify(self, event: dict[str, Any]) -> None:
-        if await may_deliver(event, self.dispatcher().backend, user=self.user, auth=self.auth):
+        if await may_deliver(event, self.site or get_default_site(), user=self.user, auth=self.auth):
             await self.forward_to_session_stream(event)
 
     async def forward_to_session_stream(self, event: dict[str, Any]) -> None:
