@@ -19,6 +19,7 @@ delivers them only if its user may see the row (``SiteBackend.may_notify``).
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -38,15 +39,16 @@ logger = logging.getLogger("django_mcp.resources")
 #: How many changed URIs a ``list_changed`` carries for the per-stream visibility check.
 VISIBILITY_URIS = 20
 
-# Model → the resources publishing it (one per site), for the signals and the helpers.
-_resources: dict[Any, list[ModelResource]] = {}
+# Model → the resources publishing it (one per site), for the signals and the helpers. Weak: a
+# site that is gone (a test's, say) stops being notified without unregistering first.
+_resources: dict[Any, weakref.WeakSet[ModelResource]] = {}
 
 
 def connect(resource: ModelResource) -> None:
     """Start notifying changes of ``resource``'s rows (called when the site registers the model)."""
     model = resource.model
     first = model not in _resources
-    _resources.setdefault(model, []).append(resource)
+    _resources.setdefault(model, weakref.WeakSet()).add(resource)
     if first:
         uid = f"django_mcp.changes.{model._meta.label}"
         post_save.connect(_saved, sender=model, dispatch_uid=uid, weak=False)
@@ -59,10 +61,11 @@ def connect(resource: ModelResource) -> None:
 def disconnect(resource: ModelResource) -> None:
     """Stop notifying (called when the site unregisters the model)."""
     model = resource.model
-    remaining = [r for r in _resources.get(model, []) if r is not resource]
-    if remaining:
-        _resources[model] = remaining
-        return
+    remaining = _resources.get(model)
+    if remaining is not None:
+        remaining.discard(resource)
+        if remaining:
+            return
     _resources.pop(model, None)
     uid = f"django_mcp.changes.{model._meta.label}"
     post_save.disconnect(sender=model, dispatch_uid=uid)
@@ -116,7 +119,7 @@ def _lookup_fields(model: Any) -> list[str]:
 
 def record(model: Any, objects: list[Any], *, using: str, deleted: bool = False) -> None:
     """Queue notifications for ``objects`` in the current transaction's batch (sent on commit)."""
-    resources = _resources.get(model)
+    resources = list(_resources.get(model) or ())
     if not resources:
         return
     connection = transaction.get_connection(using)

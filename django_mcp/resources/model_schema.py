@@ -98,6 +98,9 @@ def describe_model(resource: ModelResource) -> dict[str, Any]:
                 related = resource.related_uri_template(field.related_model)
                 if related:
                     entry["relation"]["uriTemplate"] = related
+                elif not field.many_to_many:
+                    # An unpublished relation is its key, not a link.
+                    entry["schema"] = json_schema(target_field(field))
             if field.choices and not field.is_relation:
                 entry["choices"] = [{"value": value, "label": str(label)} for value, label in field.flatchoices]
             entry["nullable"] = bool(field.null)
