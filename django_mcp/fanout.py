@@ -14,6 +14,8 @@ request tasks here, so that a message reaching the right worker directly needs n
 
 import asyncio
 import hashlib
+import weakref
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from channels.layers import get_channel_layer
@@ -70,11 +72,39 @@ def key(request_id: Any) -> Any:
     return (type(request_id).__name__, request_id)
 
 
+# How many channel-layer operations a worker runs at once. channels_redis takes a connection from
+# its pool (redis-py's default: 100) for each; when hundreds of streams close together, unbounded
+# group_discard calls exhausted the pool ("Too many connections") and left dead channels in groups.
+LAYER_CONCURRENCY = 32
+LAYER_ATTEMPTS = 3
+_limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
+
+
+async def layer_call(operation: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+    """
+    Run a channel-layer operation (``group_add``, ``group_discard``, ``group_send``…) within the
+    worker's concurrency limit, retrying a failure twice after a short pause: a burst waits its
+    turn instead of failing, and a transient error does not leave a channel in a group for good.
+    """
+    loop = asyncio.get_running_loop()
+    limit = _limits.get(loop)
+    if limit is None:
+        limit = _limits[loop] = asyncio.Semaphore(LAYER_CONCURRENCY)
+    for attempt in range(LAYER_ATTEMPTS):
+        async with limit:
+            try:
+                return await operation(*args)
+            except Exception:
+                if attempt == LAYER_ATTEMPTS - 1:
+                    raise
+        await asyncio.sleep(0.05 * (attempt + 1))
+
+
 async def publish(group: str, event: dict[str, Any]) -> None:
     """Send ``event`` to a group if a channel layer is configured."""
     layer = get_channel_layer()
     if layer is not None:
-        await layer.group_send(group, event)
+        await layer_call(layer.group_send, group, event)
 
 
 async def publish_to_session(session_id: str, event: dict[str, Any]) -> None:

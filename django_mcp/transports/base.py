@@ -21,7 +21,7 @@ from channels.layers import get_channel_layer
 
 from ..authentication import AuthenticationFailed, IncomingRequest, authenticate, challenge, get_authenticators
 from ..conf import mcp_settings
-from ..fanout import EVENT_TYPES
+from ..fanout import EVENT_TYPES, layer_call
 from ..protocol import jsonrpc
 from . import constants, sse
 from .refusals import ForbiddenOrigin, MisdirectedHost, PayloadTooLarge, Refusal
@@ -275,13 +275,13 @@ class HttpStreamConsumer(AsyncConsumer):
             self._reader = asyncio.ensure_future(self._read_channel())
         if group not in self.groups:
             self.groups.add(group)
-            await self.channel_layer.group_add(group, self.channel_name)
+            await layer_call(self.channel_layer.group_add, group, self.channel_name)
         return True
 
     async def leave(self, group: str) -> None:
         if group in self.groups and self.channel_layer is not None and self.channel_name is not None:
             self.groups.discard(group)
-            await self.channel_layer.group_discard(group, self.channel_name)
+            await layer_call(self.channel_layer.group_discard, group, self.channel_name)
 
     async def _read_channel(self) -> None:
         assert self.channel_layer is not None and self.channel_name is not None
@@ -313,7 +313,7 @@ class HttpStreamConsumer(AsyncConsumer):
         if self.channel_layer is not None and self.channel_name is not None:
             for group in list(self.groups):
                 try:
-                    await self.channel_layer.group_discard(group, self.channel_name)
+                    await layer_call(self.channel_layer.group_discard, group, self.channel_name)
                 except Exception:
                     logger.warning("Could not leave channel group %s", group, exc_info=True)
             self.groups.clear()

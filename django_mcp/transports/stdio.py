@@ -25,7 +25,7 @@ from ..protocol.errors import InvalidRequest, McpError, ParseError
 from ..protocol.handlers.lifecycle import handshake
 from ..protocol.input import wait_for_client_answer
 from ..protocol.envelope import modern_version_of, read_envelope
-from ..fanout import BROADCAST_GROUP, NOTIFY, resource_group
+from ..fanout import BROADCAST_GROUP, NOTIFY, layer_call, resource_group
 from ..sites import get_default_site
 from .http import dispatcher_for
 from .lines import LineReader, LineTooLong
@@ -289,7 +289,7 @@ class StdioServer:
             self.channel_name = await self.channel_layer.new_channel()
             self._reader_task = asyncio.ensure_future(self._read_channel())
         self.groups.add(group)
-        await self.channel_layer.group_add(group, self.channel_name)
+        await layer_call(self.channel_layer.group_add, group, self.channel_name)
 
     async def _read_channel(self) -> None:
         assert self.channel_layer is not None and self.channel_name is not None
@@ -313,7 +313,7 @@ class StdioServer:
             self._reader_task.cancel()
         if self.channel_layer is not None and self.channel_name is not None:
             for group in self.groups:
-                await self.channel_layer.group_discard(group, self.channel_name)
+                await layer_call(self.channel_layer.group_discard, group, self.channel_name)
 
 
 def _key(request_id: Any) -> Any:
