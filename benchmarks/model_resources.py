@@ -442,11 +442,12 @@ def run(args, env: dict) -> None:
         print(f"  PostgreSQL {admin.info.server_version // 10000}.{admin.info.server_version % 100}; "
               f"daphne {_version('daphne')}, Django {_version('django')}, psycopg {_version('psycopg')}, "
               f"python {sys.version.split()[0]}; load average {os.getloadavg()[0]:.2f}")
-        # bench: set-up, EXPLAIN, primary keys, unlogged. replayer: logged like the server's sessions,
-        # and binding values on the client as Django's backend does, so a replay costs what the server's did.
+        # bench: set-up, EXPLAIN, primary keys. replayer: binds values on the client as Django's
+        # backend does. Neither is logged: a logged replay would double what the run adds to the log.
         with psycopg.connect(dsn, autocommit=True) as bench, \
                 psycopg.connect(dsn, autocommit=True, cursor_factory=psycopg.ClientCursor) as replayer:
             bench.execute("SET log_statement = 'none'")
+            replayer.execute("SET log_statement = 'none'")
             with LiveServer(env=env, args=["-v", "0"], name="model-resources") as server:
                 print(f"  server: {server.url} ({SITE}), log {server.log_path}")
                 runner = Runner(server.port, log)

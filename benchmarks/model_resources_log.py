@@ -17,8 +17,8 @@ Nothing in the server is instrumented (with ``DEBUG = False`` Django records no 
   statements would count, and ``StatementLog.note`` says so).
 
 The orchestrator's own sessions on the benchmark database run ``SET log_statement = 'none'`` first,
-so only the server's statements (and the replay of ``replay()``, outside any counted window) are in
-the log. Logging costs the server a ``write()`` per statement; ``replay()`` pays the same.
+so only the server's statements are in the log. Logging costs the server a ``write()`` per
+statement, which ``replay()`` does not pay.
 """
 
 from __future__ import annotations
