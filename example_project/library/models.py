@@ -21,7 +21,7 @@ class Author(models.Model):
 class Book(models.Model):
     """A book in the catalogue."""
 
-    title = models.CharField(max_length=300)
+    title = models.CharField(max_length=300, db_index=True)  # the catalogue is listed and paged by title
     author = models.ForeignKey(Author, related_name="books", on_delete=models.CASCADE)
     published = models.PositiveIntegerField()
     summary = models.TextField(blank=True)
@@ -39,7 +39,7 @@ class Loan(models.Model):
 
     book = models.ForeignKey(Book, related_name="loans", on_delete=models.CASCADE)
     borrower = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="loans", on_delete=models.CASCADE)
-    lent_at = models.DateTimeField(default=timezone.now)
+    lent_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
         ordering = ["-lent_at"]

@@ -37,7 +37,7 @@ class Volume(models.Model):
     HARDBACK, PAPERBACK = "hb", "pb"
     FORMATS = [(HARDBACK, "Hardback"), (PAPERBACK, "Paperback")]
 
-    title = models.CharField(max_length=200, help_text="The title on the cover.")
+    title = models.CharField(max_length=200, db_index=True, help_text="The title on the cover.")
     writer = models.ForeignKey(Writer, related_name="volumes", on_delete=models.CASCADE)
     tags = models.ManyToManyField(Tag, blank=True)
     pages = models.PositiveIntegerField(default=100)
