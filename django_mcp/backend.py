@@ -203,7 +203,8 @@ class SiteBackend:
         contents = await resource.read_contents(uri, variables, ctx)  # type: ignore[attr-defined]
         # The resource may know better than the server-wide default how long its answer stays
         # good, and whether it depends on the user (MCP spec 2026-07-28, server/utilities/caching).
-        ctx.cache_hints = resource.get_cache_hints(handle(ctx))  # type: ignore[attr-defined]
+        hints = getattr(resource, "get_cache_hints", None)
+        ctx.cache_hints = hints(handle(ctx)) if hints is not None else None
         return contents
 
     async def can_subscribe(self, uri: str, ctx: RequestContext) -> bool:
@@ -212,7 +213,8 @@ class SiteBackend:
         if found is None:
             return False
         resource, variables = found
-        return await resource.exists(uri, variables, handle(ctx))  # type: ignore[attr-defined]
+        exists = getattr(resource, "exists", None)
+        return exists is None or await exists(uri, variables, handle(ctx))
 
     async def may_notify(self, visibility: dict[str, Any], ctx: RequestContext) -> bool:
         """

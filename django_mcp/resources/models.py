@@ -29,6 +29,7 @@ from urllib.parse import quote
 from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured, ValidationError
 from django.db import models
 
+from ..backend import COMPLETION_LIMIT
 from ..completions import Completions
 from ..context import Context
 from ..model_options import ModelOptions
@@ -41,7 +42,6 @@ from .model_primitives import ModelFileTemplate, ModelRowSource, ModelRowTemplat
 from .serializers import FILE_URI, LINK, PK_LINKS, build_serializer_class
 
 
-COMPLETION_LIMIT = 100
 MiB = 1024 * 1024
 
 
