@@ -22,6 +22,7 @@ from django_mcp.protocol.context import RequestContext
 from django_mcp.protocol.errors import InvalidParams, ResourceNotFound
 from django_mcp.protocol.versions import Era
 from django_mcp.resources import ModelResource
+from django_mcp.resources.model_primitives import ModelRowSource
 from django_mcp.sites import McpSite
 from tests.catalogue.models import Entry, Tag, Volume, Writer
 from tests.catalogue.sites import site
@@ -234,11 +235,14 @@ async def test_paging_many_rows_gives_each_once_with_one_query_per_page():
     assert len(seen) == 1234 and len(set(seen)) == 1234
 
     resource = site.get_model_options(Entry)
+    source = ModelRowSource(resource)
     request = handle(ctx())
 
     def page_queries(position: Any) -> int:
+        """Queries for one whole page of candidates: the rows, their names and positions."""
         with CaptureQueriesContext(connection) as queries:
-            resource.fetch_rows(request, position, 101)
+            rows, more = source.page(request, position, 100)
+        assert rows and len(rows) <= 100
         return len(queries)
 
     last = await database_sync_to_async(lambda: resource.keyset.position_of(Entry.objects.order_by("-pk")[5]))()

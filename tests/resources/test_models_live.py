@@ -13,6 +13,7 @@ import json
 import re
 import subprocess
 import sys
+import warnings
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 import httpx2
 import mcp_types as types
 import pytest
-from mcp import Client, MCPError
+from mcp import Client, MCPDeprecationWarning, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ResourceUpdated, SubscriptionLost
 
@@ -203,7 +204,9 @@ class Watcher:
     async def run(self, stop: asyncio.Event) -> None:
         async with connect(self.server, self.mode, self.user, message_handler=self.on_message) as client:
             if self.mode == "legacy":
-                await client.subscribe_resource(self.uri)
+                with warnings.catch_warnings():  # the legacy method is the point here
+                    warnings.simplefilter("ignore", MCPDeprecationWarning)
+                    await client.subscribe_resource(self.uri)
                 self.ready.set()
                 await stop.wait()
                 return
