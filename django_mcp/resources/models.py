@@ -96,7 +96,11 @@ class ModelResource(ModelOptions):
     def __init__(self, model: Any, site: Any) -> None:
         super().__init__(model, site)
         opts = self.opts
-        self.lookup_url_kwarg = "pk" if self.lookup_field == "pk" else self.lookup_field
+        # The URI template variable: named after the lookup field, as DRF's lookup_url_kwarg is.
+        self.lookup_url_kwarg = self.lookup_field
+        if self.cache_scope not in (None, "public", "private"):
+            raise ImproperlyConfigured(f"{type(self).__qualname__}: cache_scope must be \"public\" or \"private\", "
+                                       f"not {self.cache_scope!r}.")
         self.lookup_model_field = opts.pk if self.lookup_field == "pk" else self._field(self.lookup_field)
         if not (self.lookup_model_field.primary_key or self.lookup_model_field.unique):
             raise ImproperlyConfigured(f"{type(self).__qualname__}: lookup_field {self.lookup_field!r} of {opts.label} "

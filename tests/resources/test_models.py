@@ -345,7 +345,9 @@ def test_configuration_mistakes_are_explained():
         McpSite().register(Volume, fields="__all__", filter_fields=["nope"])
     with pytest.raises(ImproperlyConfigured, match="tools may be 'search' and 'get'"):
         McpSite().register(Volume, fields="__all__", tools=["delete"])
-    with pytest.raises(TypeError, match="unknown option 'field'"):
+    with pytest.raises(ImproperlyConfigured, match="cache_scope must be"):
+        McpSite().register(Volume, fields="__all__", cache_scope="shared")
+    with pytest.raises(TypeError, match="unknown option .field."):
         McpSite().register(Volume, field="__all__")
 
 
