@@ -23,7 +23,7 @@ from typing import Any
 
 
 __all__ = ["Context", "McpSite", "ModelOptions", "ModelResource", "Prompt", "Resource", "ResourceTemplate", "Tool",
-           "autodiscover", "content", "permissions", "prompt", "register", "resource", "site", "tool"]
+           "ToolError", "autodiscover", "content", "permissions", "prompt", "register", "resource", "site", "tool"]
 
 _LAZY = {
     "Context": ("django_mcp.context", "Context"),
@@ -34,6 +34,7 @@ _LAZY = {
     "Resource": ("django_mcp.resources", "Resource"),
     "ResourceTemplate": ("django_mcp.resources", "ResourceTemplate"),
     "Tool": ("django_mcp.tools", "Tool"),
+    "ToolError": ("django_mcp.exceptions", "ToolError"),
     "autodiscover": ("django_mcp.sites", "autodiscover"),
     "site": ("django_mcp.sites", "site"),
     "register": ("django_mcp.decorators", "register"),

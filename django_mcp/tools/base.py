@@ -4,10 +4,14 @@ import json
 import logging
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
 from pydantic import BaseModel, ValidationError
 
 from .. import content
 from ..context import Context
+from ..exceptions import ToolError
 from ..primitives import Primitive, definition_without_none
 from ..protocol.context import RequestContext
 from ..protocol.errors import McpError
@@ -95,8 +99,11 @@ class Tool(Primitive):
         except (McpError, InputRequired):
             raise
         except Exception as exc:
-            logger.info("Tool %s failed: %r", self.name, exc)
-            return error_result(str(exc) or exc.__class__.__name__)
+            if is_meant_for_the_model(exc) or settings.DEBUG:
+                logger.info("Tool %s failed: %r", self.name, exc)
+                return error_result(error_text(exc))
+            logger.exception("Tool %s failed unexpectedly", self.name)
+            return error_result(f"Tool {self.name} failed with an internal error.")
         try:
             return self.result(value)
         except ValidationError as exc:
@@ -145,6 +152,25 @@ def _is_content_value(value: Any) -> bool:
     if content.is_content(value):
         return True
     return isinstance(value, (list, tuple)) and bool(value) and all(content.is_content(item) for item in value)
+
+
+def is_meant_for_the_model(exc: BaseException) -> bool:
+    """
+    Whether an exception's message may go to the client: a :class:`ToolError`, a validation error
+    (Django's, pydantic's, DRF's), a refused permission, or a missing object.
+    """
+    from rest_framework.exceptions import APIException
+
+    return isinstance(exc, (ToolError, DjangoValidationError, ValidationError, PermissionDenied, ObjectDoesNotExist,
+                            APIException))
+
+
+def error_text(exc: BaseException) -> str:
+    if isinstance(exc, DjangoValidationError):
+        return "; ".join(exc.messages)
+    if isinstance(exc, ValidationError):
+        return _validation_text(exc)
+    return str(exc) or exc.__class__.__name__
 
 
 def error_result(message: str) -> dict[str, Any]:

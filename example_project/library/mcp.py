@@ -8,7 +8,7 @@ functions (the short form) and options classes registered with ``@register()``.
 from django.db.models import Q
 from pydantic import BaseModel, Field
 
-from django_mcp import Context, ModelResource, Resource, Tool, prompt, register, tool
+from django_mcp import Context, ModelResource, Resource, Tool, ToolError, prompt, register, tool
 from django_mcp.permissions import AllowAny, HasPermission, IsAuthenticated
 
 from .models import Author, Book, Loan
@@ -87,7 +87,7 @@ class LendBook(Tool):
     async def call(self, book_id: int, ctx: Context) -> str:
         book = await Book.objects.select_related("author").filter(pk=book_id).afirst()
         if book is None:
-            raise ValueError(f"No book with id {book_id}")
+            raise ToolError(f"No book with id {book_id}")  # its message is for the model
         if not book.available:
             return f"{book.title} is already lent out."
         if ctx.has_capability("elicitation"):

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import mcp_types
 from pydantic import Field
 
-from django_mcp import Context, content, tool
+from django_mcp import Context, ToolError, content, tool
 from django_mcp.notifications import anotify_list_changed
 
 from .resources import PNG_BYTES, WAV_BYTES
@@ -119,7 +119,7 @@ async def tool_with_progress(ctx: Context) -> str:
 
 @tool(name="test_error_handling", description="Always fails, to test error reporting.")
 def error_handling() -> str:
-    raise RuntimeError("This tool intentionally returns an error for testing")
+    raise ToolError("This tool intentionally returns an error for testing")
 
 
 # --- 0.1.16: asking a legacy client (sampling, elicitation, SEP-1034, SEP-1330) --------------

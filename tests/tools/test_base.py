@@ -116,15 +116,22 @@ async def test_hand_written_schema_passes_arguments_unvalidated():
 
 
 async def test_exception_becomes_is_error():
+    from django_mcp import ToolError
+
     async def boom() -> str:
-        raise ValueError("bad input value")
+        raise ToolError("bad input value")
 
     async def silent() -> str:
-        raise KeyError()
+        raise ToolError()
+
+    async def unexpected() -> str:
+        raise KeyError("secret")
 
     assert await Tool.from_function(boom).run({}, ctx()) == {"content": [{"type": "text", "text": "bad input value"}],
                                                "isError": True}
-    assert (await Tool.from_function(silent).run({}, ctx()))["content"][0]["text"] == "KeyError"
+    assert (await Tool.from_function(silent).run({}, ctx()))["content"][0]["text"] == "ToolError"
+    assert await Tool.from_function(unexpected).run({}, ctx()) == {
+        "content": [{"type": "text", "text": "Tool unexpected failed with an internal error."}], "isError": True}
 
 
 async def test_mcp_errors_and_input_requests_pass_through():
@@ -300,3 +307,29 @@ async def test_content_blocks_under_a_bare_list_annotation():
 
 def test_error_result():
     assert error_result("x") == {"content": [{"type": "text", "text": "x"}], "isError": True}
+
+
+async def test_only_errors_meant_for_the_model_reach_it(settings, caplog):
+    from django.core.exceptions import PermissionDenied, ValidationError
+
+    from django_mcp import ToolError
+
+    def failing(exc: Exception) -> Tool:
+        def fails() -> str:
+            raise exc
+        return Tool.from_function(fails)
+
+    async def text(exc: Exception) -> str:
+        result = await failing(exc).run({}, ctx())
+        assert result["isError"] is True
+        return result["content"][0]["text"]
+
+    assert await text(ToolError("No book with id 7")) == "No book with id 7"
+    assert await text(ValidationError("Enter a valid date.")) == "Enter a valid date."
+    assert await text(PermissionDenied("Only librarians may do that.")) == "Only librarians may do that."
+    leaky = RuntimeError("connection to /var/run/postgresql/.s.PGSQL.5432 failed: password=hunter2")
+    with caplog.at_level("ERROR", logger="django_mcp.tools"):
+        assert await text(leaky) == "Tool fails failed with an internal error."
+    assert "hunter2" in caplog.text  # logged in full for the operator, never sent
+    settings.DEBUG = True
+    assert "hunter2" in await text(leaky)  # while developing, the real message helps
