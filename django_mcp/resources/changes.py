@@ -84,7 +84,7 @@ def _deleted(sender: Any, instance: Any, using: str, **kwargs: Any) -> None:
 
 
 def _m2m_changed(sender: Any, instance: Any, action: str, using: str, reverse: bool, **kwargs: Any) -> None:
-    if action.startswith("post_") and not reverse and type(instance) in _resources:
+    if action.startswith("post_") and not reverse and _resources.get(type(instance)):
         record(type(instance), [instance], using=using)
 
 
@@ -100,7 +100,7 @@ def notify_changed(objects: Iterable[Any], *, deleted: bool = False, using: str 
 def update(queryset: QuerySet, **values: Any) -> int:
     """``queryset.update(**values)``, then the change notifications ``update()`` alone does not send."""
     model = queryset.model
-    if model not in _resources:
+    if not _resources.get(model):
         return queryset.update(**values)
     with transaction.atomic(using=queryset.db):
         rows = list(queryset.select_for_update().only(*_lookup_fields(model)))
