@@ -54,6 +54,20 @@ class ModelPrimitive:
     def origin(self) -> str:
         return self.resource.origin()
 
+    def get_cache_hints(self, ctx: Context) -> dict[str, Any] | None:
+        return self.resource.get_cache_hints(ctx)
+
+    async def exists(self, uri: str, variables: dict[str, str], ctx: Context) -> bool:
+        """For the row templates: whether the row exists and this request may see it."""
+        value = variables.get(self.resource.lookup_url_kwarg)
+        if value is None:
+            return True  # the schema resource: no row to look for
+        try:
+            await self.resource.aget_object(ctx, value)
+        except ObjectDoesNotExist:
+            return False
+        return True
+
 
 class ModelRowTemplate(ModelPrimitive, ResourceTemplate):
     """One row of the model, as JSON, at ``<prefix>/{<lookup>}``."""
@@ -71,16 +85,6 @@ class ModelRowTemplate(ModelPrimitive, ResourceTemplate):
     async def read(self, ctx: Context, **variables: str) -> Any:
         obj = await self.resource.aget_object(ctx, variables[self.resource.lookup_url_kwarg])
         return await in_thread(self.resource.serialize)(obj, ctx)
-
-    def get_cache_hints(self, ctx: Context) -> dict[str, Any] | None:
-        return self.resource.get_cache_hints(ctx)
-
-    async def exists(self, uri: str, variables: dict[str, str], ctx: Context) -> bool:
-        try:
-            await self.resource.aget_object(ctx, variables[self.resource.lookup_url_kwarg])
-        except ObjectDoesNotExist:
-            return False
-        return True
 
     async def get_completions(self, ctx: Context, variable: str, value: str, context: dict[str, str]) -> Any:
         return await self.resource.acomplete(ctx, variable, value)
@@ -113,16 +117,6 @@ class ModelFileTemplate(ModelPrimitive, ResourceTemplate):
             raise ResourceNotFound(uri)  # the row has no file in that field
         data, mime_type = found
         return [{"uri": uri, "mimeType": mime_type, "blob": base64.b64encode(data).decode("ascii")}]
-
-    def get_cache_hints(self, ctx: Context) -> dict[str, Any] | None:
-        return self.resource.get_cache_hints(ctx)
-
-    async def exists(self, uri: str, variables: dict[str, str], ctx: Context) -> bool:
-        try:
-            await self.resource.aget_object(ctx, variables[self.resource.lookup_url_kwarg])
-        except ObjectDoesNotExist:
-            return False
-        return True
 
 
 class ModelSchemaResource(ModelPrimitive, Resource):

@@ -144,6 +144,7 @@ async def test_hidden_unknown_and_malformed_rows_are_all_not_found(data):
             await read(uri, user)
     assert not await site.can_subscribe(f"catalogue://volume/{diary.pk}", ctx(data["bob"], "resources/subscribe"))
     assert await site.can_subscribe(f"catalogue://volume/{diary.pk}", ctx(data["alice"], "resources/subscribe"))
+    assert await site.can_subscribe("catalogue://volume/$schema", ctx(data["bob"], "resources/subscribe"))
 
 
 async def test_templates_and_schema_describe_the_model(data):
