@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ObjectDoesNotExist
 
+from ..backend import handle
 from ..context import Context
 from ..protocol.context import RequestContext
 from ..protocol.errors import ResourceNotFound
@@ -29,13 +30,6 @@ from .model_schema import describe_model
 
 if TYPE_CHECKING:
     from .models import ModelResource
-
-
-def request_handle(ctx: RequestContext) -> Context:
-    """The request's shared :class:`Context` (the backend makes it once per request)."""
-    if ctx.handle is None:
-        ctx.handle = Context(ctx)
-    return ctx.handle
 
 
 class ModelPrimitive:
@@ -107,7 +101,7 @@ class ModelFileTemplate(ModelPrimitive, ResourceTemplate):
         raise NotImplementedError  # read_contents serves the bytes, with a MIME type per file
 
     async def read_contents(self, uri: str, variables: dict[str, str], ctx: RequestContext) -> list[dict[str, Any]]:
-        context = request_handle(ctx)
+        context = handle(ctx)
         try:
             obj = await self.resource.aget_object(context, variables[self.resource.lookup_url_kwarg])
         except ObjectDoesNotExist:
@@ -186,8 +180,7 @@ class ModelRowSource(PrimitiveSource):
             return [], False
         # A smaller page size of its own ends the site's page early (see SiteBackend.page).
         limit = min(limit, resource.get_page_size())
-        rows, more = await in_thread(self.page)(ctx, position, limit)
-        return rows, more
+        return await in_thread(self.page)(ctx, position, limit)
 
     def page(self, ctx: Context, position: Any, limit: int) -> tuple[list[tuple[RowResource, Any]], bool]:
         resource, keyset = self.resource, self.resource.keyset

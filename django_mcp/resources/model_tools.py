@@ -10,6 +10,7 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any, Literal
 
+from django.core.exceptions import ImproperlyConfigured
 from pydantic import Field, create_model
 
 from ..context import Context
@@ -43,7 +44,6 @@ def build_tools(resource: ModelResource, kinds: list[str]) -> list[Tool]:
     makers = {"search": SearchRows, "get": GetRow}
     unknown = sorted(set(kinds) - set(makers))
     if unknown:
-        from django.core.exceptions import ImproperlyConfigured
         raise ImproperlyConfigured(f"{resource.origin()}: tools may be 'search' and 'get', not {', '.join(unknown)}.")
     return [makers[kind](resource) for kind in kinds]
 

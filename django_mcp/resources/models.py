@@ -320,13 +320,8 @@ class ModelResource(ModelOptions):
         return self._permissions
 
     async def permits(self, ctx: Context) -> bool:
-        """The model-level question, asked once per request (the answer is the row template's)."""
-        decisions = ctx.request.decisions
-        slot = ("resource_template", self.row_uri_template)
-        decision = decisions.get(slot)
-        if decision is None:
-            decision = decisions[slot] = await self.row_template.has_permission(ctx)
-        return decision
+        """The model-level question: the row template's, asked once per request by the site."""
+        return await self.site.permits(self.row_template, ctx)
 
     async def has_object_permission(self, ctx: Context, obj: Any) -> bool:
         if not self.object_permissions:
