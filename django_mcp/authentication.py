@@ -43,14 +43,22 @@ class AuthenticationFailed(McpError):
     authenticator: "BaseAuthentication | None" = None
 
 
+class NotAuthenticated(AuthenticationFailed):
+    """No credential, where ``DJANGO_MCP["REQUIRE_AUTHENTICATION"]`` asks for one: HTTP 401."""
+
+    default_message = "Authentication required"
+
+
 class IncomingRequest:
     """
     What an authentication class may look at. ``headers`` has lower-case names (the last value
     of a repeated header); ``scope`` is the ASGI scope (empty over stdio); ``process_user`` is
-    the user a stdio server was started for (``--user``), None over HTTP.
+    the user a stdio server was started for (``--user``), None over HTTP. ``challenge_params``
+    are what a class should add to its ``WWW-Authenticate`` challenge (an RFC 6750 ``error``, the
+    ``scope`` a refused call needed); a class that refuses a credential may set them too.
     """
 
-    __slots__ = ("transport", "scope", "process_user", "_raw_headers", "_headers")
+    __slots__ = ("transport", "scope", "process_user", "_raw_headers", "_headers", "challenge_params")
 
     def __init__(self, transport: str, headers: dict[str, str] | None = None, scope: dict[str, Any] | None = None,
                  process_user: Any = None, *, raw_headers: dict[bytes, str] | None = None) -> None:
@@ -59,6 +67,7 @@ class IncomingRequest:
         self.process_user = process_user
         self._headers = headers
         self._raw_headers = raw_headers
+        self.challenge_params: dict[str, str] = {}
 
     @property
     def headers(self) -> dict[str, str]:
@@ -167,5 +176,6 @@ def challenge(authenticators: Iterable[BaseAuthentication], request: IncomingReq
     return None
 
 
-__all__ = ["AuthenticationFailed", "BaseAuthentication", "IncomingRequest", "ProcessUserAuthentication",
+__all__ = ["AuthenticationFailed", "BaseAuthentication", "IncomingRequest", "NotAuthenticated",
+           "ProcessUserAuthentication",
            "SessionAuthentication", "authenticate", "challenge", "get_authenticators"]

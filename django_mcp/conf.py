@@ -74,6 +74,24 @@ DEFAULTS: dict[str, Any] = {
     "FREEZE_STARTUP_OBJECTS": True,
     # What guards a primitive that sets no permission_classes of its own.
     "DEFAULT_PERMISSION_CLASSES": ["django_mcp.permissions.AllowAny"],
+    # True answers every request that no authentication class recognises with a 401 and the
+    # classes' WWW-Authenticate challenge, so OAuth clients start their flow (MCP spec
+    # 2025-11-25, basic/authorization).
+    "REQUIRE_AUTHENTICATION": False,
+    # The public scheme and host of the server (https://mcp.example.com), as clients reach it
+    # behind proxies. The OAuth resource identifiers and metadata URLs are derived from it; None
+    # derives them from each request's own Host, which is fine in development only.
+    "PUBLIC_BASE_URL": None,
+    # Scopes a scoped credential (an OAuth token) needs for each kind of primitive, besides a
+    # primitive's own ``required_scopes``: {"tool": ["mcp:tools"], ...}. None: the MCP scope set
+    # of ``django_mcp.oauth`` when that app is installed, else none.
+    "REQUIRED_SCOPES": None,
+    # django_mcp.oauth: accept access tokens bound to no resource (RFC 8707). 2025-03-26 clients
+    # send none; later revisions must (MCP spec 2025-06-18, basic/authorization).
+    "OAUTH_ACCEPT_UNBOUND_TOKENS": False,
+    # django_mcp.oauth: hosts whose HTTPS redirect URIs dynamic registration accepts, besides
+    # loopback ones (AllowListedRedirectHosts); e.g. ["claude.ai", "chatgpt.com"].
+    "OAUTH_ALLOWED_REDIRECT_HOSTS": [],
 }
 
 IMPORT_STRINGS = {"SESSION_STORE", "EVENT_STORE", "SITE", "DEFAULT_AUTHENTICATION_CLASSES",

@@ -92,7 +92,7 @@ class Primitive:
     work_method: ClassVar[str] = ""
     #: Option names the decorators and ``from_function`` accept (each is a class attribute).
     options: ClassVar[frozenset[str]] = frozenset({"name", "title", "description", "icons", "meta",
-                                                   "permission_classes", "permission"})
+                                                   "permission_classes", "permission", "required_scopes"})
     #: Set by :meth:`from_function`: the decorated function.
     function: ClassVar[Callable[..., Any] | None] = None
 
@@ -106,6 +106,10 @@ class Primitive:
     permission_classes: Any = None
     #: Shorthand for a single entry of ``permission_classes``.
     permission: Any = None
+    #: OAuth scopes a scoped credential must grant to see and use this primitive, on top of
+    #: those its kind needs (``DJANGO_MCP["REQUIRED_SCOPES"]``). Requests without a scoped
+    #: credential (a login session, stdio) are not asked for scopes.
+    required_scopes: Any = None
 
     def __init__(self) -> None:
         work = getattr(self, self.work_method, None)
@@ -209,9 +213,27 @@ class Primitive:
             return self._permissions
         return default_permissions()
 
+    def get_required_scopes(self, ctx: Context) -> frozenset[str]:
+        """The scopes a scoped credential needs here: the kind's and :attr:`required_scopes`."""
+        return kind_scopes(self.kind) | frozenset(self.required_scopes or ())
+
     async def has_permission(self, ctx: Context) -> bool:
-        """Whether the request may see and use this primitive: listings and calls ask this."""
-        return await allows(self.get_permissions(), ctx, self)
+        """
+        Whether the request may see and use this primitive: listings and calls ask this. The
+        permission classes are asked first, so a scope challenge never reveals a primitive the
+        user could not use anyway.
+        """
+        if not await allows(self.get_permissions(), ctx, self):
+            return False
+        granted = ctx.scopes
+        if granted is None:
+            return True
+        needed = self.get_required_scopes(ctx)
+        if needed <= granted:
+            return True
+        if ctx.action not in (None, "list"):
+            ctx.request.scope_challenge = needed | granted
+        return False
 
     async def has_object_permission(self, ctx: Context, obj: Any) -> bool:
         """Whether the request may reach ``obj`` (a model row…) through this primitive."""
@@ -222,6 +244,24 @@ class Primitive:
 
 
 _defaults: tuple[Any, list[BasePermission]] = (None, [])
+_kind_scopes: tuple[Any, dict[str, frozenset[str]]] = (object(), {})
+
+
+def kind_scopes(kind: str) -> frozenset[str]:
+    """What ``DJANGO_MCP["REQUIRED_SCOPES"]`` asks of a scoped credential for a kind of primitive."""
+    global _kind_scopes
+    configured = mcp_settings.REQUIRED_SCOPES
+    if _kind_scopes[0] is not configured:
+        table = configured
+        if table is None:
+            from django.apps import apps
+
+            table = {}
+            if apps.is_installed("django_mcp.oauth"):
+                from .oauth.scopes import KIND_SCOPES as table
+        _kind_scopes = (configured, {name: frozenset([scopes] if isinstance(scopes, str) else scopes)
+                                     for name, scopes in table.items()})
+    return _kind_scopes[1].get(kind, frozenset())
 
 
 def default_permissions() -> list[BasePermission]:

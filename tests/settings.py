@@ -33,7 +33,9 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "channels",
+    "oauth2_provider",
     "django_mcp",
+    "django_mcp.oauth",
     "tests.conformance_app",
     "tests.testapp",
     "tests.catalogue",
@@ -114,10 +116,34 @@ DJANGO_MCP = {
         "django_mcp.authentication.SessionAuthentication",
         "django_mcp.authentication.ProcessUserAuthentication",
         "tests.testapp.authentication.ApiKeyAuthentication",
+        "django_mcp.oauth.authentication.OAuth2Authentication",
+        "django_mcp.oauth.authentication.PersonalAccessTokenAuthentication",
     ],
+    # Live OAuth tests (tests/oauth) serve the endpoints with authentication required.
+    "REQUIRE_AUTHENTICATION": os.environ.get("MCP_TEST_OAUTH") == "1",
+    # The API-key example's scopes (mcp:read, mcp:write) are not django_mcp.oauth's per-kind scopes:
+    # kinds ask for nothing, except on the OAuth test servers.
+    "REQUIRED_SCOPES": None if os.environ.get("MCP_TEST_OAUTH") == "1" else {},
     # Short keep-alives so tests can observe them without waiting long.
     "SSE_KEEPALIVE_SECONDS": float(os.environ.get("MCP_TEST_KEEPALIVE", "15")),
 }
+
+# OAuth on django-oauth-toolkit, as django_mcp.oauth recommends; login through the plain page it ships.
+from django_mcp.oauth.provider import oauth2_provider_settings  # noqa: E402
+
+OAUTH2_PROVIDER = oauth2_provider_settings()
+LOGIN_URL = "/accounts/login/"
+
+if os.environ.get("MCP_TEST_OAUTH") == "1":
+    # The live OAuth servers: bearer tokens first, so a missing one is answered with their challenge,
+    # and tests/oauth/mcp.py's tool that needs a scope beyond the defaults (step-up).
+    DJANGO_MCP["DEFAULT_AUTHENTICATION_CLASSES"] = [
+        "django_mcp.oauth.authentication.OAuth2Authentication",
+        "django_mcp.oauth.authentication.PersonalAccessTokenAuthentication",
+        "django_mcp.authentication.SessionAuthentication",
+    ]
+    INSTALLED_APPS.append("tests.oauth")
+OAUTH2_PROVIDER["SCOPES"]["tests:secrets"] = "Read the test suite's secrets"
 
 LOGGING = {
     "version": 1,

@@ -68,6 +68,10 @@ class RequestContext:
     handle: Any = None
     # ``ttlMs``/``cacheScope`` the answered primitive asks for (2026-07-28), over the server's defaults.
     cache_hints: dict[str, Any] | None = None
+    # The scopes a refused call, read or get needed and the credential lacked: the HTTP transport
+    # answers 403 with an ``insufficient_scope`` challenge (RFC 6750 section 3.1) so the client can
+    # ask the user for more (MCP spec 2025-11-25, basic/authorization, "Scope Challenge Handling").
+    scope_challenge: frozenset[str] | None = None
 
     @classmethod
     def for_legacy(cls, session: LegacySession, message: dict[str, Any], *, user: Any, auth: Any = None,

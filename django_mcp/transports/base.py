@@ -19,7 +19,8 @@ from channels.consumer import AsyncConsumer, get_handler_name
 from channels.exceptions import StopConsumer
 from channels.layers import get_channel_layer
 
-from ..authentication import AuthenticationFailed, IncomingRequest, authenticate, challenge, get_authenticators
+from ..authentication import (AuthenticationFailed, IncomingRequest, NotAuthenticated, authenticate, challenge,
+                              get_authenticators)
 from ..conf import mcp_settings
 from ..fanout import EVENT_TYPES, layer_call
 from ..protocol import jsonrpc
@@ -166,11 +167,27 @@ class HttpStreamConsumer(AsyncConsumer):
         request = self.incoming_request()
         try:
             self.user, self.auth = await authenticate(authenticators, request)
+            if mcp_settings.REQUIRE_AUTHENTICATION and not self.user.is_authenticated:
+                raise NotAuthenticated()
         except AuthenticationFailed as exc:
             header = challenge(authenticators, request, exc)
             await self.send_error(401, None, exc, [(b"www-authenticate", header.encode("latin-1"))] if header else None)
             return False
         return True
+
+    async def refuse_for_scope(self, response: dict[str, Any], needed: frozenset[str]) -> None:
+        """
+        403 with an ``insufficient_scope`` challenge naming the scopes to ask for (RFC 6750
+        section 3.1; MCP spec 2025-11-25, basic/authorization, "Scope Challenge Handling").
+        """
+        authenticators = self.get_authenticators()
+        request = self.incoming_request()
+        request.challenge_params = {"error": "insufficient_scope", "scope": " ".join(sorted(needed))}
+        header = challenge(authenticators, request)
+        error = {"code": response["error"]["code"], "message": "Insufficient scope: this request needs the scopes "
+                 + " ".join(sorted(needed)), "data": {"requiredScopes": sorted(needed)}}
+        await self.send_json(403, {"jsonrpc": "2.0", "id": response.get("id"), "error": error},
+                             [(b"www-authenticate", header.encode("latin-1"))] if header else None)
 
     async def admit(self) -> bool:
         """The checks every request passes before anything else: Host, Origin, then authentication."""

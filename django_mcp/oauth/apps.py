@@ -1,0 +1,15 @@
+"""The ``django_mcp.oauth`` app: personal access tokens, the OAuth glue's checks and admin."""
+
+from django.apps import AppConfig
+
+
+class McpOAuthConfig(AppConfig):
+    """OAuth for the MCP endpoints; needs ``oauth2_provider`` in ``INSTALLED_APPS`` too."""
+
+    name = "django_mcp.oauth"
+    label = "django_mcp_oauth"
+    verbose_name = "MCP OAuth"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import checks  # noqa: F401  (registers the system checks)
