@@ -32,7 +32,8 @@ class ShortForms:
             if not options:
                 return target()
             target.check_options(options, where)
-            return type(target.__name__, (target,), {**as_class_attributes(options),
+            # The docstring is not inherited by the subclass, and it is the default description.
+            return type(target.__name__, (target,), {**as_class_attributes(options), "__doc__": target.__doc__,
                                                      "__module__": target.__module__})()
         if not callable(target):
             raise TypeError(f"{where} needs a function or a {base.__name__} subclass, not {target!r}")

@@ -133,6 +133,8 @@ from django_mcp.oauth.provider import oauth2_provider_settings  # noqa: E402
 
 OAUTH2_PROVIDER = oauth2_provider_settings()
 LOGIN_URL = "/accounts/login/"
+# Logins in the live OAuth tests: a fast hasher keeps them from dominating the run (tests only).
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 if os.environ.get("MCP_TEST_OAUTH") == "1":
     # The live OAuth servers: bearer tokens first, so a missing one is answered with their challenge,

@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 
 from django_mcp import decorators, sites
+from django_mcp.tools import Tool
 from django_mcp.protocol.context import RequestContext
 from django_mcp.protocol.dispatcher import Dispatcher
 from django_mcp.protocol.errors import InvalidParams, ResourceNotFound
@@ -304,3 +305,15 @@ async def test_can_subscribe():
 async def test_cannot_subscribe_to_a_forbidden_resource():
     site = permission_site()
     assert not await site.can_subscribe("r://closed", ctx())
+
+
+def test_a_class_registered_with_options_keeps_its_docstring_as_description():
+    class Summarise(Tool):
+        """Summarise a text."""
+
+        def call(self, text: str) -> str:
+            return text
+
+    site = McpSite()
+    added = site.add_tool(Summarise, title="Summary")
+    assert added.title == "Summary" and added.description == "Summarise a text."
