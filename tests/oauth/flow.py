@@ -123,11 +123,16 @@ class Browser:
             "csrfmiddlewaretoken": token.group(1), "username": username, "password": password,
             "next": query.get("next", ["/"])[0]}))
 
-    def authorize(self, authorize_url: str, username: str, password: str, *, allow: bool = True) -> str:
-        """Open the authorization URL, log in if asked, answer the consent page; the callback URL."""
+    def attempt(self, authorize_url: str, username: str, password: str) -> httpx2.Response:
+        """Open the authorization URL and log in if asked: the consent page, an error page or a redirect."""
         response = self._follow(self.http.get(authorize_url))
         if "login-form" in response.text:
             response = self.login(response, username, password)
+        return response
+
+    def authorize(self, authorize_url: str, username: str, password: str, *, allow: bool = True) -> str:
+        """Open the authorization URL, log in if asked, answer the consent page; the callback URL."""
+        response = self.attempt(authorize_url, username, password)
         if response.is_redirect:
             return response.headers["location"]  # an error redirect before consent
         assert response.status_code == 200 and "authorizationForm" in response.text, response.text[:1000]
