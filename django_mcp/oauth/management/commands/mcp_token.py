@@ -52,9 +52,13 @@ class Command(BaseCommand):
 
     def handle_revoke(self, hint: str, **options: Any) -> None:
         hint = hint.removeprefix(TOKEN_PREFIX).rstrip("…")
-        tokens = [token for token in PersonalAccessToken.objects.filter(hint=hint[:8]) if token.revoked is None]
+        if len(hint) < 6:
+            raise CommandError("Give at least the first 6 characters after mcp_pat_.")
+        tokens = list(PersonalAccessToken.objects.filter(hint__startswith=hint[:8], revoked__isnull=True))
         if not tokens:
             raise CommandError(f"No active token with hint {hint!r}.")
+        if len(tokens) > 1:
+            raise CommandError(f"{len(tokens)} active tokens start with {hint!r}; give more characters.")
         for token in tokens:
             token.revoke()
         self.stdout.write(f"Revoked {len(tokens)} token(s).")
