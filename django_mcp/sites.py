@@ -217,6 +217,25 @@ class McpSite(ShortForms, SiteBackend):
         self.forget_capabilities()
         return primitive
 
+    def register_view(self, view: Any, actions: Any = None, **options: Any) -> list[Tool]:
+        """
+        Publish actions of a DRF view or viewset as tools named ``<prefix>_<action>``
+        (``site.register_view(BookViewSet, actions=["list", "retrieve"])``); ``options`` are those
+        of :func:`~django_mcp.tools.drf_views.view_tools`. All are registered, or none.
+        """
+        from .tools.drf_views import view_tools  # imports DRF: only once a view is published
+
+        added: list[Primitive] = []
+        try:
+            for made in view_tools(view, actions, **options):
+                added.append(self.add(made))
+        except Exception:
+            for primitive in added:
+                self._registry.primitives["tool"].remove(primitive.key)
+            self.forget_capabilities()
+            raise
+        return added  # type: ignore[return-value]
+
     def add_source(self, source: PrimitiveSource) -> None:
         """Serve primitives that appear at run time (database rows…) after the registered ones."""
         if source.kind not in KINDS:

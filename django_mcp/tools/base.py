@@ -39,31 +39,71 @@ class Tool(Primitive):
     ``outputSchema`` and ``structuredContent`` from the return annotation. Set ``input_schema`` to
     publish a hand-written JSON Schema instead; ``call`` then gets the arguments unvalidated.
     The decorator ``@tool(**options)`` builds the same class from a function.
+
+    Arguments and results the Django way (``django_inputs.py``)::
+
+        class AddVolume(Tool):
+            input_serializer = VolumeInSerializer    # or input_form = VolumeForm
+            output_serializer = VolumeSerializer     # or VolumeSerializer(many=True)
+
+            def call(self, title: str, pages: int = 100, serializer=None) -> Volume:
+                return serializer.save()
+
+    With ``input_serializer`` (a DRF serializer class) or ``input_form`` (a Django form class) the
+    ``inputSchema`` comes from the fields, and the arguments are validated by ``is_valid()``; errors
+    come back as an ``isError`` result naming each field. ``call`` then receives
+    ``serializer.validated_data`` (or ``form.cleaned_data``) as keyword arguments, one per field (a
+    field's ``source`` name); a parameter called ``serializer`` (or ``form``) gets the bound,
+    validated instance. Every field must be a parameter (or take ``**data``), and optional fields'
+    parameters need defaults: both are checked at registration. :meth:`get_serializer_context`
+    and :meth:`get_form_kwargs` say how they are built.
+
+    With ``output_serializer`` the ``outputSchema`` comes from the serializer, and the returned
+    object, model instance (or, for ``many=True``, list or queryset, as ``{"results": [...]}``) is
+    written by it into ``structuredContent`` and a JSON text block.
     """
 
     kind = "tool"
     work_method = "call"
-    options = Primitive.options | {"annotations", "input_schema", "output_schema", "structured_output"}
+    options = Primitive.options | {"annotations", "input_schema", "output_schema", "structured_output",
+                                   "input_serializer", "input_form", "output_serializer"}
 
     annotations: dict[str, Any] | None = None
     input_schema: dict[str, Any] | None = None
     output_schema: dict[str, Any] | None = None
     #: False publishes no ``outputSchema`` whatever the return annotation says.
     structured_output: bool | None = None
+    #: A DRF serializer class that publishes and validates the arguments.
+    input_serializer: Any = None
+    #: A Django form class that publishes and validates the arguments.
+    input_form: Any = None
+    #: A DRF serializer class (or one made with ``many=True``) that publishes and writes the result.
+    output_serializer: Any = None
 
     def __init__(self) -> None:
         super().__init__()
         work = self.callable.fn
-        if self.input_schema is not None:
+        self.django_input = self.django_output = None
+        if self.input_serializer is not None or self.input_form is not None:
+            from .django_inputs import django_input  # imports DRF: only for the tools that use it
+            self.django_input = django_input(self)
+        if self.input_schema is not None or self.django_input is not None:
             self.arguments_model: type[BaseModel] | None = None
+            if self.input_schema is None:
+                self.input_schema = self.django_input.schema
         else:
             skip = {self.callable.context_param} if self.callable.context_param else set()
             self.arguments_model = arguments_model(work, skip, self.name)
             self.input_schema = schema_for_arguments(self.arguments_model)
         check_header_properties(self.name, self.input_schema)
-        self.output = output_spec(work) if self.structured_output is not False else None
-        if self.output_schema is None and self.output is not None:
-            self.output_schema = self.output.schema
+        if self.output_serializer is not None:
+            from .django_inputs import django_output
+            self.django_output = django_output(self)
+        use_hints = self.structured_output is not False and self.django_output is None
+        self.output = output_spec(work) if use_hints else None
+        if self.output_schema is None:
+            spec = self.django_output or self.output
+            self.output_schema = spec.schema if spec is not None else None
 
     # Per-request hooks ------------------------------------------------------------------------
 
@@ -75,6 +115,23 @@ class Tool(Primitive):
 
     def get_output_schema(self, ctx: Context) -> dict[str, Any] | None:
         return self.output_schema
+
+    def get_serializer_context(self, ctx: Context) -> dict[str, Any]:
+        """
+        The ``context`` of ``input_serializer`` and ``output_serializer``: by default ``request``
+        (a Django request whose ``user`` is the caller) and ``mcp_context``. Override to add to it;
+        it is asked on a worker thread, so it may use the ORM.
+        """
+        from .django_inputs import serializer_context
+        return serializer_context(ctx)
+
+    def get_form_kwargs(self, ctx: Context | None) -> dict[str, Any]:
+        """
+        Keyword arguments of ``input_form`` besides ``data`` (``{"user": ctx.user}``…), asked on a
+        worker thread. Also asked with ``ctx=None`` at registration, when the form is made once to
+        read its fields.
+        """
+        return {}
 
     def get_definition_fields(self, ctx: Context) -> dict[str, Any]:
         """The ``Tool`` object of ``tools/list``."""
@@ -91,9 +148,11 @@ class Tool(Primitive):
         ``McpError`` and input requests pass through.
         """
         try:
-            kwargs = self._validated(arguments)
+            kwargs = await self.validated_arguments(arguments, ctx)
         except ValidationError as exc:
             return error_result(f"Invalid arguments for tool {self.name}: {_validation_text(exc)}")
+        except InvalidArguments as exc:
+            return error_result(f"Invalid arguments for tool {self.name}: {exc}")
         try:
             value = await self.callable(kwargs, ctx)
         except (McpError, InputRequired):
@@ -104,12 +163,20 @@ class Tool(Primitive):
                 return error_result(error_text(exc))
             logger.exception("Tool %s failed unexpectedly", self.name)
             return error_result(f"Tool {self.name} failed with an internal error.")
+        if self.django_output is not None:
+            return await self.django_output.result(value, self, ctx)
         try:
             return self.result(value)
         except ValidationError as exc:
             # The tool broke its own return annotation: a server bug, shown as a tool error.
             logger.error("Tool %s returned a value that does not match its output schema: %s", self.name, exc)
             return error_result(f"Tool {self.name} returned an invalid result: {_validation_text(exc)}")
+
+    async def validated_arguments(self, arguments: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        """The work method's keyword arguments; raises ``ValidationError`` or :class:`InvalidArguments`."""
+        if self.django_input is not None:
+            return await self.django_input.validate(arguments, self, ctx)
+        return self._validated(arguments)
 
     def _validated(self, arguments: dict[str, Any]) -> dict[str, Any]:
         if self.arguments_model is None:
@@ -127,6 +194,10 @@ class Tool(Primitive):
             return {"content": [{"type": "text", "text": json.dumps(structured, ensure_ascii=False)}],
                     "structuredContent": structured, "isError": False}
         return {"content": to_content(value), "isError": False}
+
+
+class InvalidArguments(Exception):
+    """Arguments a serializer, a form or a view refused; the message names each field and its errors."""
 
 
 def to_content(value: Any) -> list[dict[str, Any]]:
