@@ -24,7 +24,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
+    "oauth2_provider",
     "django_mcp",
+    "django_mcp.oauth",
     "example_project.library",
 ]
 
@@ -75,16 +77,33 @@ CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}
 LIBRARY_API_KEYS = {os.environ.get("DEMO_API_KEY", "librarian-demo-key"): "librarian",
                     os.environ.get("DEMO_READER_KEY", "reader-demo-key"): "reader"}
 
+# DEMO_OAUTH=1: every MCP endpoint needs a bearer token, which clients get through OAuth 2.1 on
+# django-oauth-toolkit (discovery from the 401, dynamic registration, login, consent, PKCE).
+DEMO_OAUTH = os.environ.get("DEMO_OAUTH") == "1"
+
 DJANGO_MCP = {
     "SERVER_NAME": "django-mcp-library",
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Bearer tokens first: with authentication required, their challenge is what clients follow.
+        "django_mcp.oauth.authentication.OAuth2Authentication",
+        "django_mcp.oauth.authentication.PersonalAccessTokenAuthentication",
         "django_mcp.authentication.SessionAuthentication",
         "django_mcp.authentication.ProcessUserAuthentication",
         "example_project.library.authentication.ApiKeyAuthentication",
     ],
+    "REQUIRE_AUTHENTICATION": DEMO_OAUTH,
+    # Where clients reach the server; behind a proxy, its public https:// address.
+    "PUBLIC_BASE_URL": os.environ.get("DEMO_PUBLIC_BASE_URL") or None,
     "SERVER_TITLE": "Library catalogue (django_mcp example)",
     "INSTRUCTIONS": "A library catalogue. Use search_books to find books, then read book resources for details.",
 }
+
+# django-oauth-toolkit configured for MCP clients (public clients, PKCE S256, open registration with
+# loopback or HTTPS redirects, refresh rotation); the login page is a plain one django_mcp ships.
+from django_mcp.oauth.provider import oauth2_provider_settings  # noqa: E402
+
+OAUTH2_PROVIDER = oauth2_provider_settings()
+LOGIN_URL = "/accounts/login/"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -1,5 +1,12 @@
 from django.contrib import admin
-from django.urls import path
+from django.contrib.auth.views import LoginView
+from django.urls import include, path
 
 
-urlpatterns = [path("admin/", admin.site.urls)]
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    # The login the OAuth consent flow sends users to (LOGIN_URL); a real project uses its own.
+    path("accounts/login/", LoginView.as_view(template_name="django_mcp/oauth/login.html"), name="login"),
+    # OAuth metadata at the root, DOT's endpoints under oauth/ (django_mcp.oauth.urls).
+    path("", include("django_mcp.oauth.urls")),
+]

@@ -48,17 +48,18 @@ class MemoryStorage:
 
 
 class ScriptedUser:
-    """Stands in for the person at the browser: logs in as alice and presses Allow."""
+    """Stands in for the person at the browser: logs in (as alice by default) and presses Allow."""
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, username: str = "alice", password: str | None = None) -> None:
+        self.username, self.password = username, password or PASSWORDS[username]
         self.browser = flow.Browser(base_url)
         self.callback: str | None = None
         self.visits = 0
 
     async def redirect_handler(self, authorization_url: str) -> None:
         self.visits += 1
-        self.callback = await asyncio.to_thread(self.browser.authorize, authorization_url, "alice",
-                                                PASSWORDS["alice"])
+        self.callback = await asyncio.to_thread(self.browser.authorize, authorization_url, self.username,
+                                                self.password)
 
     async def callback_handler(self) -> AuthorizationCodeResult:
         assert self.callback is not None
@@ -66,7 +67,7 @@ class ScriptedUser:
         return AuthorizationCodeResult(code=query["code"][0], state=query.get("state", [None])[0])
 
 
-def provider(server: LiveServer, storage: MemoryStorage, user: ScriptedUser | None) -> OAuthClientProvider:
+def provider(server: Any, storage: MemoryStorage, user: ScriptedUser | None) -> OAuthClientProvider:
     metadata = OAuthClientMetadata(client_name="SDK test client", redirect_uris=[flow.REDIRECT_URI],
                                    grant_types=["authorization_code", "refresh_token"], response_types=["code"],
                                    token_endpoint_auth_method="none")

@@ -1,5 +1,7 @@
 """Load authors, books, readers and loans so the example server has something to show."""
 
+import os
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand
@@ -65,9 +67,15 @@ class Command(BaseCommand):
         librarian.user_permissions.add(Permission.objects.get(content_type__app_label="library", codename="change_book"))
         # The librarian sees every loan (library.view_loan); a reader sees only their own.
         librarian.user_permissions.add(Permission.objects.get(content_type__app_label="library", codename="view_loan"))
+        # The reader logs in on the OAuth consent flow (DEMO_OAUTH=1), as the staff admin does in the
+        # admin; scripts/demo prints both passwords. Set on every start, so what it prints works.
         reader, _ = get_user_model().objects.get_or_create(username="reader")
-        reader.set_unusable_password()
+        reader.set_password(os.environ.get("DEMO_READER_PASSWORD", "reader-demo-password"))
         reader.save()
+        admin, _ = get_user_model().objects.get_or_create(username=os.environ.get("DEMO_ADMIN_USER", "admin"))
+        admin.is_staff = admin.is_superuser = True
+        admin.set_password(os.environ.get("DEMO_ADMIN_PASSWORD", "admin-demo-password"))
+        admin.save()
         for title in ("Kindred", "Invisible Cities"):
             book = Book.objects.get(title=title)
             if not Loan.objects.filter(book=book).exists():
@@ -75,4 +83,4 @@ class Command(BaseCommand):
                 Book.objects.filter(pk=book.pk).update(available=False)
         create_demo_prompts()
         self.stdout.write(f"Demo data ready: {Author.objects.count()} authors, {Book.objects.count()} books "
-                          f"({created} new), {Loan.objects.count()} loans, the librarian and a reader.")
+                          f"({created} new), {Loan.objects.count()} loans, the librarian, a reader and the admin.")

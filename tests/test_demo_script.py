@@ -1,0 +1,92 @@
+"""
+``DEMO_OAUTH=1 scripts/demo``, as a newcomer runs it: it prints the demo users, serves the example
+with authentication required, and the official SDK's OAuth client signs in as the reader.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.live import ROOT, free_port
+from tests.oauth import flow
+from tests.oauth.test_sdk_client import MemoryStorage, ScriptedUser, provider
+
+
+pytestmark = pytest.mark.live
+
+
+class Demo:
+    def __init__(self, port: int, output: Path) -> None:
+        self.port, self.output = port, output
+        self.url = f"http://127.0.0.1:{port}"
+        self.mcp_url = f"{self.url}/mcp"
+
+
+@pytest.fixture(scope="module")
+def oauth_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Demo]:
+    folder = tmp_path_factory.mktemp("demo-oauth")
+    demo = Demo(free_port(), folder / "demo.log")
+    env = {**os.environ, "DEMO_OAUTH": "1", "PORT": str(demo.port), "DEMO_SQLITE": str(folder / "demo.sqlite3"),
+           "DEMO_READER_PASSWORD": "reader-pass-1"}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    with demo.output.open("wb") as log:
+        process = subprocess.Popen([str(ROOT / "scripts" / "demo")], cwd=ROOT, env=env, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240  # the first run may create the venv and migrate
+        while time.monotonic() < deadline:
+            assert process.poll() is None, demo.output.read_text()
+            try:
+                httpx2.get(demo.url + "/.well-known/oauth-authorization-server", timeout=2)
+                break
+            except httpx2.TransportError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("scripts/demo did not start:\n" + demo.output.read_text())
+        yield demo
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=20)
+
+
+def test_demo_prints_its_users_and_requires_sign_in(oauth_demo: Demo) -> None:
+    banner = oauth_demo.output.read_text()
+    assert "staff superuser:  admin / admin-demo-password" in banner
+    assert "reader / reader-pass-1" in banner and "OAuth is ON" in banner
+    refused = flow.mcp_post(oauth_demo.mcp_url, None, flow.INITIALIZE)
+    assert refused.status_code == 401
+    assert flow.challenge_params(refused.headers["www-authenticate"])["resource_metadata"].endswith(
+        "/.well-known/oauth-protected-resource/mcp")
+    for path in ("/sse", "/messages/?session_id=x"):
+        method = httpx2.get if path == "/sse" else httpx2.post
+        assert method(oauth_demo.url + path).status_code == 401, path
+
+
+def test_the_sdk_signs_in_to_the_demo_as_the_reader(oauth_demo: Demo) -> None:
+    user = ScriptedUser(oauth_demo.url, "reader", "reader-pass-1")
+
+    async def connect() -> set[str]:
+        async with asyncio.timeout(60), httpx2.AsyncClient(auth=provider(oauth_demo, MemoryStorage(), user)) as http:
+            async with Client(streamable_http_client(oauth_demo.mcp_url, http_client=http), mode="auto") as client:
+                names = {tool.name for tool in (await client.list_tools()).tools}
+                found = await client.call_tool("search_books", {"query": "Kindred"})
+                assert not found.is_error
+                return names
+
+    try:
+        names = asyncio.run(connect())
+    finally:
+        user.browser.close()
+    assert "search_books" in names and "return_book" not in names  # the reader is no librarian
+    assert "reader" in user.browser.consent_page
