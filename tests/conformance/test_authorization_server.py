@@ -61,7 +61,6 @@ from tests.oauth import conftest as oauth_fixtures
 from tests.oauth.conftest import PASSWORDS
 from tests.oauth.flow import Browser
 
-
 pytestmark = [pytest.mark.conformance, pytest.mark.live]
 
 # The alpha harness the official legs pin (the stable 0.1.16 has no authorization mode).
