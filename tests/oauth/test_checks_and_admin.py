@@ -56,3 +56,40 @@ def test_admin_creates_a_token_shown_once_and_stored_hashed(client) -> None:
                                                                   "_selected_action": [token.pk]})
     token.refresh_from_db()
     assert token.revoked is not None
+
+
+@pytest.mark.django_db
+def test_the_admin_revokes_every_token_of_a_client(client) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from oauth2_provider.models import get_access_token_model, get_application_model
+
+    admin = get_user_model().objects.create_superuser("root", password="pw")
+    application = get_application_model().objects.create(name="Claude", client_type="public",
+                                                          authorization_grant_type="authorization-code",
+                                                          redirect_uris="http://127.0.0.1/cb")
+    get_access_token_model().objects.create(user=admin, application=application, token="t", token_checksum="c" * 64,
+                                            expires=timezone.now() + timedelta(hours=1), scope="mcp:tools")
+    client.force_login(admin)
+    url = f"/admin/{application._meta.app_label}/{application._meta.model_name}/"
+    assert "Claude" in client.get(url).content.decode()
+    client.post(url, {"action": "revoke_client_tokens", "_selected_action": [application.pk]})
+    assert not get_access_token_model().objects.filter(application=application).exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("redirect", "allowed"), [
+    ("https://claude.ai/api/mcp/auth_callback", True),
+    ("https://evil.example/cb", False),
+    ("http://127.0.0.1:4242/cb", True),
+    ("http://claude.ai/cb", False),
+])
+def test_an_allow_list_registration_policy(client, redirect, allowed) -> None:
+    provider = oauth2_provider_settings(
+        DCR_REGISTRATION_PERMISSION_CLASSES=("django_mcp.oauth.registration.AllowListedRedirectHosts",))
+    with override_settings(OAUTH2_PROVIDER=provider, DJANGO_MCP={"OAUTH_ALLOWED_REDIRECT_HOSTS": ["claude.ai"]}):
+        response = client.post("/oauth/register/", {"redirect_uris": [redirect], "token_endpoint_auth_method": "none"},
+                               content_type="application/json")
+    oauth2_settings.reload()
+    assert response.status_code == (201 if allowed else 400), response.content
