@@ -119,3 +119,6 @@ def _prompts_changed(sender, **kwargs) -> None:  # type: ignore[no-untyped-def]
 
 models.signals.post_save.connect(_prompts_changed, sender=McpPrompt, dispatch_uid="django_mcp_prompt_saved")
 models.signals.post_delete.connect(_prompts_changed, sender=McpPrompt, dispatch_uid="django_mcp_prompt_deleted")
+
+
+from .tools.models import McpTool, McpToolCall  # noqa: E402,F401  (the tool admin's models live with the tools)
