@@ -122,3 +122,4 @@ models.signals.post_delete.connect(_prompts_changed, sender=McpPrompt, dispatch_
 
 
 from .tools.models import McpTool, McpToolCall  # noqa: E402,F401  (the tool admin's models live with the tools)
+from .tools.query_models import McpQueryTool  # noqa: E402,F401  (query tools staff define in the admin)
