@@ -236,6 +236,16 @@ class McpSite(ShortForms, SiteBackend):
             raise
         return added  # type: ignore[return-value]
 
+    def register_admin_actions(self, model: Any, admin_site: Any = None, actions: Any = None,
+                               **options: Any) -> list[Tool]:
+        """
+        Publish actions of ``model``'s ``ModelAdmin`` on ``admin_site`` (default ``admin.site``) as
+        tools ``<model>_<action>``; None: its ``mcp_actions``. See ``django_mcp.tools.admin_actions``.
+        """
+        from .tools.admin_actions import register_admin_actions
+
+        return register_admin_actions(self, model, admin_site, actions, **options)  # type: ignore[return-value]
+
     def add_source(self, source: PrimitiveSource) -> None:
         """Serve primitives that appear at run time (database rows…) after the registered ones."""
         if source.kind not in KINDS:
