@@ -64,3 +64,7 @@ class McpPromptAdmin(admin.ModelAdmin):
         context = {**self.admin_site.each_context(request), "opts": self.opts, "original": row,
                    "title": _("Preview of %(name)s") % {"name": row.name}, **preview(row, request)}
         return TemplateResponse(request, "admin/django_mcp/mcpprompt/preview.html", context)
+
+
+from .tools import admin as _tool_admin  # noqa: E402,F401  (McpTool and McpToolCall admins)
+from .tools import query_admin as _query_admin  # noqa: E402,F401  (McpQueryTool admin)

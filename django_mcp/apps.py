@@ -12,6 +12,9 @@ class SimpleMcpConfig(AppConfig):
 
     def ready(self) -> None:
         from . import checks  # noqa: F401  (registers the system checks)
+        from .tools.signals import connect
+
+        connect()  # the tool admin: list_changed when rows or permissions change
 
 
 class McpConfig(SimpleMcpConfig):
@@ -27,3 +30,7 @@ class McpConfig(SimpleMcpConfig):
         autodiscover()
         # Prompts staff write in the admin, and templates under mcp/prompts/ (docs/prompts.md).
         add_prompt_sources(site)
+        # Read-only query tools staff define in the admin (docs/query_tools.md).
+        from .tools.query_tools import add_query_tool_source
+
+        add_query_tool_source(site)

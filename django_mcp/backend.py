@@ -102,8 +102,29 @@ class SiteBackend:
         slot = (primitive.kind, primitive.key)
         decision = decisions.get(slot)
         if decision is None:
-            decision = decisions[slot] = await primitive.has_permission(context)
+            decision = decisions[slot] = await self.policy_allows(primitive, context) and \
+                await primitive.has_permission(context)
         return decision
+
+    async def policy_allows(self, primitive: Primitive, context: Context) -> bool:
+        """What the tool's admin row says (enabled, permissions, groups, scopes); True for other kinds."""
+        if primitive.kind != "tool":
+            return True
+        from .tools.policies import policies
+
+        policy = await policies.get(self, primitive.key)
+        return policy is None or await policy.allows(context)
+
+    async def definition_of(self, primitive: Primitive, context: Context) -> dict[str, Any]:
+        """A listing's entry: the primitive's definition, with a tool row's overrides."""
+        definition = await primitive.get_definition(context)
+        if primitive.kind == "tool":
+            from .tools.policies import policies
+
+            policy = await policies.get(self, primitive.key)
+            if policy is not None:
+                return policy.apply(definition)
+        return definition
 
     async def find(self, kind: str, key: str, ctx: RequestContext) -> Primitive | None:
         """The primitive of ``kind`` named ``key`` that this request may use, else None."""
@@ -133,7 +154,7 @@ class SiteBackend:
             for offset, (primitive, after) in enumerate(batch):
                 position = after
                 if await self.permits(primitive, context):
-                    items.append(await primitive.get_definition(context))
+                    items.append(await self.definition_of(primitive, context))
                 if len(items) == size:
                     rest = more or offset + 1 < len(batch)
                     if rest or any(s.may_publish() for s in sources[index + 1:]):
@@ -183,7 +204,10 @@ class SiteBackend:
         # A tool the user may not use is reported exactly like one that does not exist.
         if tool is None:
             raise InvalidParams(f"Unknown tool: {name}", {"name": name})
-        return await tool.run(arguments, ctx)  # type: ignore[attr-defined]
+        from .tools.calls import run_tool
+        from .tools.policies import policies
+
+        return await run_tool(self, tool, await policies.get(self, tool.key), arguments, ctx)
 
     async def resolve_resource(self, uri: str, ctx: RequestContext) -> tuple[Primitive, dict[str, str]] | None:
         """The resource or template that serves ``uri`` for this request, with its variables."""

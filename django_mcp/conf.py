@@ -92,6 +92,18 @@ DEFAULTS: dict[str, Any] = {
     # django_mcp.oauth: hosts whose HTTPS redirect URIs dynamic registration accepts, besides
     # loopback ones (AllowListedRedirectHosts); e.g. ["claude.ai", "chatgpt.com"].
     "OAUTH_ALLOWED_REDIRECT_HOSTS": [],
+    # The tool admin (McpTool rows): False serves tools exactly as the code defines them.
+    "TOOL_ADMIN": True,
+    # Each worker reads the tool rows again at least this often; saving a row announces it at once.
+    "TOOL_POLICY_CACHE_SECONDS": 30.0,
+    # The call log (McpToolCall): one row per tools/call, written in batches off the request path.
+    "CALL_LOG": True,
+    # Argument names whose values the call log replaces with "[redacted]", at any depth.
+    "CALL_LOG_REDACT": ["password", "passwd", "secret", "token", "api_key", "apikey", "authorization"],
+    # `manage.py mcp_clearsessions` removes calls older than this many days; None keeps them.
+    "CALL_LOG_RETENTION_DAYS": 90,
+    # The Django cache that counts rate-limited calls; share it (Redis, database) across workers.
+    "RATE_LIMIT_CACHE": "default",
 }
 
 IMPORT_STRINGS = {"SESSION_STORE", "EVENT_STORE", "SITE", "DEFAULT_AUTHENTICATION_CLASSES",

@@ -41,12 +41,14 @@ SSE_SEND = "mcp.sse_send"
 STREAM_EVENT = "mcp.stream_event"
 #: A session changed or ended: every worker drops its cached copy (transports/session_cache.py).
 SESSION_CHANGED = "mcp.session_changed"
+#: Tool rows changed in the admin: every worker reads them again (tools/policies.py).
+POLICIES_CHANGED = "mcp.policies_changed"
 
-#: Every worker's session cache listens here.
+#: Every worker's session cache listens here (and hears tool-policy changes too).
 SESSIONS_GROUP = "mcp.sessions"
 
 EVENT_TYPES = frozenset({NOTIFY, CLIENT_RESPONSE, CANCEL, SUBSCRIBE, SESSION_CLOSED, SSE_SEND, STREAM_EVENT,
-                         SESSION_CHANGED})
+                         SESSION_CHANGED, POLICIES_CHANGED})
 
 # (session id, request id) → future of a server→client request awaiting the client's answer.
 pending_client_requests: dict[tuple[str, Any], asyncio.Future[dict[str, Any]]] = {}

@@ -124,6 +124,11 @@ DJANGO_MCP = {
     # The API-key example's scopes (mcp:read, mcp:write) are not django_mcp.oauth's per-kind scopes:
     # kinds ask for nothing, except on the OAuth test servers.
     "REQUIRED_SCOPES": None if os.environ.get("MCP_TEST_OAUTH") == "1" else {},
+    # The tool admin and its call log read and write the database on every listing and call; most
+    # tests run without one, so they are on only where a test asks (tests/tools/test_admin*.py and
+    # live servers started with MCP_TEST_TOOL_ADMIN=1).
+    "TOOL_ADMIN": os.environ.get("MCP_TEST_TOOL_ADMIN") == "1",
+    "CALL_LOG": os.environ.get("MCP_TEST_TOOL_ADMIN") == "1",
     # Short keep-alives so tests can observe them without waiting long.
     "SSE_KEEPALIVE_SECONDS": float(os.environ.get("MCP_TEST_KEEPALIVE", "15")),
 }

@@ -24,7 +24,7 @@ from channels.layers import get_channel_layer
 from django.core.signals import setting_changed
 
 from ..conf import mcp_settings
-from ..fanout import SESSION_CHANGED, SESSIONS_GROUP
+from ..fanout import POLICIES_CHANGED, SESSION_CHANGED, SESSIONS_GROUP
 from ..stores.sessions import SessionState
 
 
@@ -107,10 +107,17 @@ class SessionCache:
                 # The layer is down: what we hold may be missing announcements, so hold nothing.
                 logger.warning("Session announcements unavailable; not caching sessions for a while", exc_info=True)
                 self.clear()
+                from ..tools.policies import policies
+
+                policies.forget()
                 await asyncio.sleep(1.0)
                 continue
             if event.get("type") == SESSION_CHANGED:
                 self.forget(event.get("session", ""))
+            elif event.get("type") == POLICIES_CHANGED:
+                from ..tools.policies import policies
+
+                policies.forget()
 
     async def keep_joined(self, layer: Any, channel: str) -> None:
         while True:
@@ -136,8 +143,21 @@ async def announce_change(session_id: str) -> None:
         await layer.group_send(SESSIONS_GROUP, {"type": SESSION_CHANGED, "session": session_id})
 
 
+async def announce_policies_changed() -> None:
+    """Tool rows changed: every worker, this one included, reads them again on its next request."""
+    from ..tools.policies import policies
+
+    policies.forget()
+    layer = get_channel_layer()
+    if layer is not None:
+        await layer.group_send(SESSIONS_GROUP, {"type": POLICIES_CHANGED})
+
+
 def _forget_everything(**kwargs: Any) -> None:
     session_cache.clear()
+    from ..tools.policies import policies
+
+    policies.forget()
 
 
 setting_changed.connect(_forget_everything)
