@@ -1,10 +1,19 @@
 from django.contrib import admin
 from django.contrib.auth.views import LoginView
 from django.urls import include, path
+from rest_framework.routers import DefaultRouter
+
+from example_project.library.api import BookViewSet
+
+
+router = DefaultRouter()
+router.register("books", BookViewSet)
 
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # The REST API that mcp.py also publishes as tools.
+    path("api/", include(router.urls)),
     # The login the OAuth consent flow sends users to (LOGIN_URL); a real project uses its own.
     path("accounts/login/", LoginView.as_view(template_name="django_mcp/oauth/login.html"), name="login"),
     # OAuth metadata at the root, DOT's endpoints under oauth/ (django_mcp.oauth.urls).

@@ -39,7 +39,7 @@ async def test_example_catalogue_over_mcp(example_server: LiveServer, mode: str)
 
     async with asyncio.timeout(30), Client(example_server.mcp_url, mode=mode, elicitation_callback=confirm) as client:
         names = [tool.name for tool in (await client.list_tools()).tools]
-        assert names == ["search_books", "lend_book"]
+        assert names == ["search_books", "lend_book", "check_shelves", "book_list", "book_retrieve"]
         found = await client.call_tool("search_books", {"query": "calvino"})
         titles = [book["title"] for book in found.structured_content["result"]]
         assert titles == ["If on a winter's night a traveler", "Invisible Cities"]
@@ -65,7 +65,8 @@ async def test_the_librarian_key_reveals_the_guarded_tool(example_server: LiveSe
     async with asyncio.timeout(30), http, Client(streamable_http_client(example_server.mcp_url, http_client=http),
                                                   mode=mode) as librarian:
         names = [tool.name for tool in (await librarian.list_tools()).tools]
-        assert names == ["search_loan", "get_loan", "search_books", "lend_book", "return_book"]
+        assert names == ["search_loan", "get_loan", "search_books", "lend_book", "return_book", "check_shelves",
+                         "book_list", "book_retrieve", "book_put_back_on_shelf", "books_by_year"]
         found = await librarian.call_tool("search_books", {"query": "kindred"})
         book_id = found.structured_content["result"][0]["id"]
         await librarian.call_tool("lend_book", {"book_id": book_id})
@@ -112,3 +113,34 @@ async def test_the_models_are_resources_and_loans_belong_to_their_reader(example
                      and not uri.endswith("$schema")]
             found = await client.call_tool("search_loan", {})
             assert len(found.structured_content["results"]) == len(loans) >= 1
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_the_tool_admin_showcase(example_server: LiveServer, mode: str) -> None:
+    """A slow tool with progress, a DRF viewset action, an admin action and a query tool from the admin."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    progress: list[float] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append(value)
+
+    async with asyncio.timeout(30), Client(example_server.mcp_url, mode=mode) as anonymous:
+        names = [tool.name for tool in (await anonymous.list_tools()).tools]
+        assert "book_list" in names and "books_by_year" not in names and "book_put_back_on_shelf" not in names
+        checked = await anonymous.call_tool("check_shelves", {"pause": 0}, progress_callback=on_progress)
+        assert checked.content[0].text.startswith("Checked ") and len(progress) > 3
+        page = await anonymous.call_tool("book_list", {"search": "kindred"})
+        assert [book["title"] for book in page.structured_content["results"]] == ["Kindred"]
+        one = await anonymous.call_tool("book_retrieve", {"pk": page.structured_content["results"][0]["id"]})
+        assert not one.is_error and one.structured_content["author"] == "Octavia E. Butler", one.content
+
+    http = httpx2.AsyncClient(headers={"X-Api-Key": "librarian-demo-key"})
+    async with asyncio.timeout(30), http, Client(streamable_http_client(example_server.mcp_url, http_client=http),
+                                                  mode=mode) as librarian:
+        early = await librarian.call_tool("books_by_year", {"published__gte": 1960, "published__lte": 1980})
+        rows = early.structured_content["rows"]
+        assert rows and all(1960 <= row["published"] <= 1980 for row in rows)
+        back = await librarian.call_tool("book_put_back_on_shelf", {"filter": {"search": "Invisible Cities"}})
+        assert not back.is_error, back.content

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
@@ -17,8 +17,18 @@ from .models import McpTool, McpToolCall
 from .policies import parse_rate
 
 
+class OptionalJSONField(forms.JSONField):
+    """A JSON field that shows nothing, rather than ``null``, when there is no value."""
+
+    def prepare_value(self, value: Any) -> Any:
+        return "" if value is None else super().prepare_value(value)
+
+
 class McpToolForm(forms.ModelForm):
     """Checks the rate limit's format and the annotation overrides' shape when saved."""
+
+    annotations = OptionalJSONField(required=False, label=_("annotation overrides"),
+                                    help_text=McpTool._meta.get_field("annotations").help_text)
 
     class Meta:
         model = McpTool
@@ -47,16 +57,16 @@ class McpToolAdmin(admin.ModelAdmin):
     """Every tool, from code or from the admin: switch it on or off, restrict it, limit it."""
 
     form = McpToolForm
-    list_display = ("name", "enabled", "source", "title", "access", "rate_limit", "log_arguments", "orphaned",
-                    "updated")
+    # Kept narrow enough for a laptop screen; logging and dates are on the change page and in the filters.
+    list_display = ("name", "enabled", "source", "title", "access", "rate_limit", "state")
     list_editable = ("enabled",)
-    list_filter = ("enabled", "source", "orphaned", "log_arguments", "site")
+    list_filter = ("enabled", "source", "orphaned", "log_arguments")
     search_fields = ("name", "title", "description")
     filter_horizontal = ("permissions", "groups")
-    readonly_fields = ("site", "name", "source", "orphaned", "definition", "created", "updated")
+    readonly_fields = ("site", "name", "source", "state", "definition", "created", "updated")
     actions = ("enable_tools", "disable_tools")
     fieldsets = (
-        (None, {"fields": ("site", "name", "source", "orphaned", "enabled")}),
+        (None, {"fields": ("site", "name", "source", "state", "enabled")}),
         (_("What clients see"), {"fields": ("title", "description", "annotations", "definition")}),
         (_("Who may use it"), {"fields": ("permissions", "groups", "required_scopes")}),
         (_("Limits and logging"), {"fields": ("rate_limit", "log_arguments")}),
@@ -71,7 +81,12 @@ class McpToolAdmin(admin.ModelAdmin):
     def access(self, obj: McpTool) -> str:
         parts = [*(f"{p.content_type.app_label}.{p.codename}" for p in obj.permissions.all()),
                  *(f"group {g.name}" for g in obj.groups.all()), *obj.required_scopes.split()]
-        return ", ".join(parts) or "—"
+        return ", ".join(parts) or self.get_empty_value_display()
+
+    @admin.display(description=_("state"))
+    def state(self, obj: McpTool) -> str:
+        # Only the exception is worth a word: a tool the code no longer defines.
+        return str(_("orphaned: no longer in the code")) if obj.orphaned else ""
 
     @admin.display(description=_("definition in code"))
     def definition(self, obj: McpTool) -> str:
@@ -79,7 +94,7 @@ class McpToolAdmin(admin.ModelAdmin):
 
         tool = get_default_site().get_tool(obj.name) if obj.site == get_default_site().name else None
         if tool is None:
-            return "—"
+            return self.get_empty_value_display()
         return format_html("<pre style='white-space: pre-wrap'>{}</pre>",
                            json.dumps(tool.definition(), indent=2, ensure_ascii=False))
 
@@ -101,7 +116,7 @@ class McpToolAdmin(admin.ModelAdmin):
             row.enabled = enabled
             row.save(update_fields=["enabled", "updated"])
         self.message_user(request, _("%(count)d tool(s) %(state)s.") % {
-            "count": len(rows), "state": _("enabled") if enabled else _("disabled")})
+            "count": len(rows), "state": _("enabled") if enabled else _("disabled")}, messages.SUCCESS)
 
 
 @admin.register(McpToolCall)

@@ -24,3 +24,25 @@ def create_demo_prompts() -> int:
         "template": ASK_LIBRARIAN,
     })
     return int(created)
+
+
+def create_demo_query_tool() -> None:
+    """
+    A read-only query tool as staff would define it in the admin (MCP › Query tools): books by
+    year range and title words, 20 rows a call. Left alone once it exists, so staff may edit it.
+    """
+    from django.contrib.contenttypes.models import ContentType
+
+    from django_mcp.tools.query_models import McpQueryTool
+
+    from .models import Book
+
+    McpQueryTool.objects.get_or_create(name="books_by_year", defaults={
+        "title": "Books by year",
+        "description": "Books published in a range of years, optionally with words from the title.",
+        "model": ContentType.objects.get_for_model(Book),
+        "fields": ["title", "published", "available"],
+        "filters": {"published": ["gte", "lte"], "title": ["icontains"]},
+        "ordering": ["published", "title"],
+        "row_limit": 20,
+    })

@@ -5,12 +5,15 @@ django_mcp, as ``admin.py`` is by the admin. Both forms of primitives are shown:
 functions (the short form) and options classes registered with ``@register()``.
 """
 
+import asyncio
+
 from django.db.models import Q
 from pydantic import BaseModel, Field
 
-from django_mcp import Context, ModelResource, Resource, Tool, ToolError, prompt, register, tool
+from django_mcp import Context, ModelResource, Resource, Tool, ToolError, prompt, register, site, tool
 from django_mcp.permissions import AllowAny, HasPermission, IsAuthenticated
 
+from .api import BookViewSet
 from .models import Author, Book, Loan
 
 
@@ -120,6 +123,35 @@ class ReturnBook(Tool):
         await book.asave(update_fields=["available"])
         await Loan.objects.filter(book=book).adelete()
         return f"Returned book {book_id}; {ctx.user.username} put it back on the shelf."
+
+
+@tool(annotations={"readOnlyHint": True, "openWorldHint": False})
+async def check_shelves(ctx: Context, pause: float = Field(0.05, ge=0, le=1, description="Seconds per shelf")) -> str:
+    """Walk the shelves and count the books that are out, reporting progress shelf by shelf."""
+    shelves = [letter async for letter in _shelf_letters()]
+    out = 0
+    for done, letter in enumerate(shelves, start=1):
+        out += await Book.objects.filter(title__istartswith=letter, available=False).acount()
+        await ctx.report_progress(done, len(shelves), f"Shelf {letter}")
+        await asyncio.sleep(pause)  # a real inventory takes its time
+    return f"Checked {len(shelves)} shelves: {out} book(s) out."
+
+
+async def _shelf_letters():
+    seen = set()
+    async for title in Book.objects.values_list("title", flat=True):
+        letter = title[:1].upper()
+        if letter and letter not in seen:
+            seen.add(letter)
+            yield letter
+
+
+# The REST API's viewset (api.py) as tools: book_list and book_retrieve run through its dispatch().
+site.register_view(BookViewSet, actions=["list", "retrieve"], prefix="book", path="/api/books/")
+
+# The admin's "put back on the shelf" action (admin.py) as the tool book_put_back_on_shelf: staff
+# with library.change_book see it; the admin's log records what it did.
+site.register_admin_actions(Book)
 
 
 @register()

@@ -7,7 +7,7 @@ from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from example_project.library.demo_prompts import create_demo_prompts
+from example_project.library.demo_prompts import create_demo_prompts, create_demo_query_tool
 from example_project.library.models import Author, Book, Loan
 
 
@@ -67,6 +67,11 @@ class Command(BaseCommand):
         librarian.user_permissions.add(Permission.objects.get(content_type__app_label="library", codename="change_book"))
         # The librarian sees every loan (library.view_loan); a reader sees only their own.
         librarian.user_permissions.add(Permission.objects.get(content_type__app_label="library", codename="view_loan"))
+        # The query tool staff define in the admin (books_by_year) needs library.view_book; the
+        # admin action tool (book_put_back_on_shelf) needs a staff member with library.change_book.
+        librarian.user_permissions.add(Permission.objects.get(content_type__app_label="library", codename="view_book"))
+        librarian.is_staff = True
+        librarian.save(update_fields=["is_staff"])
         # The reader logs in on the OAuth consent flow (DEMO_OAUTH=1), as the staff admin does in the
         # admin; scripts/demo prints both passwords. Set on every start, so what it prints works.
         reader, _ = get_user_model().objects.get_or_create(username="reader")
@@ -82,5 +87,6 @@ class Command(BaseCommand):
                 Loan.objects.create(book=book, borrower=reader)
                 Book.objects.filter(pk=book.pk).update(available=False)
         create_demo_prompts()
+        create_demo_query_tool()
         self.stdout.write(f"Demo data ready: {Author.objects.count()} authors, {Book.objects.count()} books "
                           f"({created} new), {Loan.objects.count()} loans, the librarian, a reader and the admin.")
