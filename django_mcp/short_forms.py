@@ -32,9 +32,13 @@ class ShortForms:
             if not options:
                 return target()
             target.check_options(options, where)
-            # The docstring is not inherited by the subclass, and it is the default description.
-            return type(target.__name__, (target,), {**as_class_attributes(options), "__doc__": target.__doc__,
-                                                     "__module__": target.__module__})()
+            # The docstring is not inherited by the subclass, and it is the default description;
+            # Python >= 3.13 finds a class's source by its __firstlineno__, which type() does not set.
+            attrs = {**as_class_attributes(options), "__doc__": target.__doc__, "__module__": target.__module__,
+                     "__qualname__": target.__qualname__}
+            if hasattr(target, "__firstlineno__"):
+                attrs["__firstlineno__"] = target.__firstlineno__
+            return type(target.__name__, (target,), attrs)()
         if not callable(target):
             raise TypeError(f"{where} needs a function or a {base.__name__} subclass, not {target!r}")
         return base.from_function(target, **options)
