@@ -213,3 +213,31 @@ def test_the_admin_switches_tools_and_shows_calls(client) -> None:
     assert response.status_code == 200 and "Unreadable rate limit" in response.content.decode()
     assert client.get("/admin/django_mcp/mcptoolcall/").status_code == 200
     assert client.get("/admin/django_mcp/mcptool/add/").status_code == 403
+
+
+async def test_a_change_of_who_has_which_permission_is_announced() -> None:
+    alice = await get_user_model().objects.acreate_user("alice")
+    layer = get_channel_layer()
+    broadcast = await layer.new_channel()
+    await layer.group_add(BROADCAST_GROUP, broadcast)
+    perm = await Permission.objects.aget(codename="view_mcptoolcall")
+    await sync_to_async(alice.user_permissions.add)(perm)
+    assert (await asyncio.wait_for(layer.receive(broadcast), 2))["message"]["method"] == \
+        "notifications/tools/list_changed"
+    group = await Group.objects.acreate(name="readers")
+    await sync_to_async(group.permissions.add)(perm)
+    assert (await asyncio.wait_for(layer.receive(broadcast), 2))["kind"] == "tools"
+
+
+def test_old_calls_are_pruned() -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    now = timezone.now()
+    for age in (1, 200):
+        McpToolCall.objects.create(tool="echo", outcome="ok", duration_ms=1, created=now - timedelta(days=age))
+    out = StringIO()
+    call_command("mcp_clearsessions", stdout=out)
+    assert "1 old tool calls" in out.getvalue()
+    assert McpToolCall.objects.count() == 1
