@@ -18,15 +18,13 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from django.contrib.admin import ModelAdmin, SimpleListFilter, site as default_admin_site
+from django.contrib.admin import ModelAdmin, site as default_admin_site
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.admin.utils import model_format_dict
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.contenttypes.models import ContentType
-from django.contrib.messages.storage.base import BaseStorage
-from django.core.exceptions import (FieldDoesNotExist, FieldError, ImproperlyConfigured, PermissionDenied,
-                                    ValidationError)
+from django.core.exceptions import FieldError, ImproperlyConfigured, PermissionDenied, ValidationError
 from django.db import router, transaction
 from django.http import HttpResponseBase, QueryDict
 from django.urls import NoReverseMatch, reverse
@@ -36,8 +34,8 @@ from ..context import Context
 from ..exceptions import ToolError
 from ..primitives import as_class_attributes
 from ..protocol.context import RequestContext
-from ..resources.model_schema import json_schema, target_field
 from ..threads import in_thread
+from .admin_selection import CollectedMessages, action_parts, filter_targets, value_schema
 from .base import InvalidArguments, Tool
 from .http_requests import build_request
 
@@ -61,61 +59,8 @@ class McpActionsMixin:
             return [self.mcp_actions] if isinstance(self.mcp_actions, str) else list(self.mcp_actions or ())
         names = [name for name, _ in self.admin_site.actions]  # type: ignore[attr-defined]
         found = (self.get_action(item) for item in self.actions or ())  # type: ignore[attr-defined]
-        return names + [action[1] for action in found if action is not None and action[1] not in names]
-
-
-class CollectedMessages(BaseStorage):
-    """A message storage that keeps what ``message_user`` adds, for the tool's result; nothing is stored."""
-
-    def _get(self, *args: Any, **kwargs: Any) -> tuple[list[Any], bool]:
-        return [], True
-
-    def _store(self, messages: list[Any], response: Any, *args: Any, **kwargs: Any) -> list[Any]:
-        return []
-
-
-def field_at(model: Any, path: str) -> tuple[str, Any] | None:
-    """The longest prefix of ``path`` (``writer__name__icontains``) that names a field, and that field."""
-    opts, parts, field = model._meta, [], None
-    for part in path.split("__"):
-        if opts is None:
-            break
-        try:
-            field = opts.pk if part == "pk" else opts.get_field(part)
-        except FieldDoesNotExist:
-            break
-        parts.append(part)
-        opts = field.related_model._meta if field.is_relation and field.related_model is not None else None
-    return ("__".join(parts), field) if parts else None
-
-
-def filter_targets(model: Any, list_filter: Iterable[Any], search_fields: Iterable[str]) -> tuple[
-        dict[str, Any], dict[str, type[SimpleListFilter]]]:
-    """
-    The field paths of ``list_filter`` and ``search_fields``, and ``SimpleListFilter`` classes by
-    ``parameter_name``; other ``ListFilter`` classes read parameters nothing declares: left out.
-    """
-    paths: dict[str, Any] = {}
-    simple: dict[str, type[SimpleListFilter]] = {}
-    for item in list_filter or ():
-        item = item[0] if isinstance(item, (tuple, list)) else item
-        if isinstance(item, type) and issubclass(item, SimpleListFilter) and item.parameter_name:
-            simple[item.parameter_name] = item
-        elif isinstance(item, str) and (found := field_at(model, item)):
-            paths.setdefault(*found)
-    for name in search_fields or ():
-        if found := field_at(model, str(name).lstrip("^=@")):
-            paths.setdefault(*found)
-    return paths, simple
-
-
-def value_schema(field: Any) -> dict[str, Any]:
-    """What a filter compares a field with: its own value, or the related row's key for a relation."""
-    if field.is_relation and field.related_model is not None:
-        field = target_field(field) if (field.many_to_one or field.one_to_one) and field.concrete \
-            else target_field(field.related_model._meta.pk)
-    schema = json_schema(field)
-    return schema["anyOf"][0] if "anyOf" in schema else schema
+        named = (action_parts(action)[1] for action in found if action is not None)
+        return names + [name for name in named if name not in names]
 
 
 class AdminActionTool(Tool):
@@ -132,7 +77,7 @@ class AdminActionTool(Tool):
         found = model_admin.get_action(action)
         if found is None:
             raise ImproperlyConfigured(f"{type(model_admin).__qualname__} has no action {action!r} to publish.")
-        func, self.action_name, label = found
+        func, self.action_name, label = action_parts(found)
         self.model_admin, self.model = model_admin, model_admin.model
         opts = self.model._meta
         self.action_label = str(label % model_format_dict(opts))
@@ -212,7 +157,7 @@ class AdminActionTool(Tool):
         if not (model_admin.admin_site.has_permission(request) and model_admin.has_view_or_change_permission(request)):
             return None
         found = model_admin.get_actions(request).get(self.action_name)  # filtered by allowed_permissions
-        return found[0] if found else None
+        return action_parts(found)[0] if found else None
 
     async def validated_arguments(self, arguments: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
         """The selection's shape; which filters exist is asked of the admin when the call runs."""

@@ -73,8 +73,9 @@ class McpQueryTool(models.Model):
         return self.name
 
     @classmethod
-    def from_db(cls, db: Any, field_names: Any, values: Any) -> McpQueryTool:
-        row = super().from_db(db, field_names, values)
+    def from_db(cls, db: Any, field_names: Any, values: Any, **kwargs: Any) -> McpQueryTool:
+        # **kwargs: Django 6.1 passes fetch_mode.
+        row = super().from_db(db, field_names, values, **kwargs)
         # Remembered so a rename can orphan the McpTool row of the old name.
         row._saved_as = (row.__dict__.get("site"), row.__dict__.get("name"))
         return row
