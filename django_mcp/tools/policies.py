@@ -12,6 +12,7 @@ have none yet, and marks rows whose tool left the code as orphaned.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import time
@@ -153,32 +154,54 @@ class PolicyCache:
     def __init__(self) -> None:
         self.snapshots: dict[str, tuple[float, dict[str, ToolPolicy]]] = {}
         self.synced: set[str] = set()
+        # One read of a site's rows at a time, whoever asks: without it, every request in flight
+        # when a snapshot goes stale queues its own read (benchmarks/tool_admin.py).
+        self.reading: dict[str, asyncio.Future[dict[str, ToolPolicy]]] = {}
+        self.generation = 0
 
     async def for_site(self, site: Any) -> dict[str, ToolPolicy]:
         if not mcp_settings.TOOL_ADMIN:
             return {}
         name = site_name_of(site)
         snapshot = self.snapshots.get(name)
-        if snapshot is not None and time.monotonic() - snapshot[0] < mcp_settings.TOOL_POLICY_CACHE_SECONDS:
+        if snapshot is not None:
+            if time.monotonic() - snapshot[0] >= mcp_settings.TOOL_POLICY_CACHE_SECONDS:
+                # Only the safety net for lost announcements expired: serve what we have while one
+                # read refreshes it in the background.
+                self._read(site, name)
             return snapshot[1]
+        return await asyncio.shield(self._read(site, name))
+
+    def _read(self, site: Any, name: str) -> asyncio.Future[dict[str, ToolPolicy]]:
+        reading = self.reading.get(name)
+        if reading is None or reading.get_loop() is not asyncio.get_running_loop():
+            reading = self.reading[name] = asyncio.ensure_future(self._load(site, name))
+        return reading
+
+    async def _load(self, site: Any, name: str) -> dict[str, ToolPolicy]:
         # Listen for other workers' announcements before reading, so none is missed in between.
         from ..transports.session_cache import session_cache
 
         session_cache.bind_to_loop()
-        sync = name not in self.synced
+        generation = self.generation
+        old = self.snapshots.get(name)
         try:
-            policies = await _load(site, sync)
+            policies = await _load(site, name not in self.synced)
         except DatabaseError:
-            if snapshot is not None:
+            if old is not None:
                 # Keep applying what staff decided rather than opening disabled tools to everyone.
                 logger.warning("Could not read the tool rows; keeping the last ones read", exc_info=True)
-                self.snapshots[name] = (time.monotonic(), snapshot[1])
-                return snapshot[1]
-            # Never read (no table before migrate): tools are served as the code defines them.
-            logger.warning("Tool rows unavailable; serving tools as the code defines them", exc_info=True)
-            policies = {}
-        self.synced.add(name)
-        self.snapshots[name] = (time.monotonic(), policies)
+                policies = old[1]
+            else:
+                # Never read (no table before migrate): tools are served as the code defines them.
+                logger.warning("Tool rows unavailable; serving tools as the code defines them", exc_info=True)
+                policies = {}
+        finally:
+            if self.reading.get(name) is asyncio.current_task():  # not a newer read started after forget()
+                del self.reading[name]
+        if generation == self.generation:  # an announcement during the read makes it stale already
+            self.synced.add(name)
+            self.snapshots[name] = (time.monotonic(), policies)
         return policies
 
     async def get(self, site: Any, name: str) -> ToolPolicy | None:
@@ -188,6 +211,8 @@ class PolicyCache:
         # Also sync again: a row deleted in the admin comes back with the code's defaults.
         self.snapshots.clear()
         self.synced.clear()
+        self.reading.clear()
+        self.generation += 1
 
 
 policies = PolicyCache()

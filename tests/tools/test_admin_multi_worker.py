@@ -8,12 +8,15 @@ serving the tool at once: the announcement drops its snapshot of the tool rows.
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping
 
 import httpx2
 import pytest
 from mcp import MCPError
 
+from tests.live import ROOT, server_env
 from tests.prompts.admin_browser import create_superuser
 from tests.transports.workers import Workers, two_workers
 
@@ -56,3 +59,20 @@ async def test_a_switch_on_worker_b_reaches_a_client_on_worker_a(workers: Worker
         await asyncio.to_thread(staff_on_b.change_tool, "echo_async")
     async with connect(workers.a.mcp_url, mode) as client:
         assert "echo_async" in await tool_names(client)
+
+
+async def test_calls_on_both_workers_are_in_the_call_log(workers: Workers, staff_on_b: ToolStaff) -> None:
+    """The batched log writes on PostgreSQL too, from every worker."""
+    for worker in (workers.a, workers.b):
+        async with connect(worker.mcp_url, "2026-07-28") as client:
+            assert not (await client.call_tool("echo", {"text": f"logged on {worker.name}"})).is_error
+    code = ("import django, time; django.setup(); from django_mcp.tools.models import McpToolCall; "
+            "deadline = time.time() + 5\n"
+            "while McpToolCall.objects.filter(tool='echo', arguments__text__startswith='logged on').count() < 2 "
+            "and time.time() < deadline: time.sleep(0.2)\n"
+            "print(sorted(McpToolCall.objects.filter(tool='echo', arguments__text__startswith='logged on')"
+            ".values_list('arguments__text', flat=True)))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=server_env(workers.env), timeout=60,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == str(sorted(f"logged on {w.name}" for w in (workers.a, workers.b)))
