@@ -17,26 +17,21 @@ carries the ``code``/``error`` and ``state`` a native MCP client's loopback list
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
 
-from tests.conftest import in_ci
-from tests.live import ROOT, LiveServer, free_port
+from tests.browser import ARTIFACTS, TIMEOUT_MS, chromium, require_browser
+from tests.live import LiveServer, free_port
 
 from . import flow
 from .conftest import PASSWORDS
 
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = ROOT / ".tmp" / "artifacts"
 CONSENT_SCREENSHOT = ARTIFACTS / "oauth-consent.png"
 CLIENT_NAME = "Browser test client"
 #: What the consent page must say for the default MCP scopes (django_mcp.oauth.scopes.MCP_SCOPES),
@@ -46,19 +41,7 @@ SCOPE_WORDS = {
     "mcp:resources": "Read the data this site shares with you",
     "mcp:prompts": "Use this site's prompt templates",
 }
-#: Long enough for a cold Chromium on a loaded CI machine, short enough to fail rather than hang.
-TIMEOUT_MS = 20_000
-
 pytestmark = [pytest.mark.live, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
-
-
-def browser_missing() -> str | None:
-    """Why the browser tests cannot run on this machine, or None when they can."""
-    if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
-        return f"{CHROMIUM} is missing: run scripts/install-browser (it installs Debian's chromium package)"
-    if importlib.util.find_spec("playwright") is None:
-        return "the playwright Python package is missing: install the project's 'test' extra"
-    return None
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -67,27 +50,14 @@ def _require_browser() -> None:
     Skip (fail under CI=true) before anything else: autouse fixtures of a scope run first, so a
     machine without Chromium does not start a live server for nothing.
     """
-    reason = browser_missing()
-    if reason and in_ci():
-        pytest.fail(f"CI=true but the browser tests cannot run: {reason}", pytrace=False)
-    if reason:
-        pytest.skip(reason)
+    require_browser()
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """One headless Chromium for the module; each test opens its own context (fresh cookies)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        # --no-sandbox: CI runs as root, where Chromium refuses to start with its sandbox.
-        # --disable-dev-shm-usage: containers often have a 64 MB /dev/shm that crashes renderers.
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                              args=["--no-sandbox", "--disable-dev-shm-usage"])
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 class Callback:

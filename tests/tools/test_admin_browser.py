@@ -32,9 +32,8 @@ import django
 import httpx2
 import pytest
 
-from tests.conftest import in_ci
+from tests.browser import ARTIFACTS, TIMEOUT_MS, chromium, require_browser
 from tests.live import ROOT, LiveServer, server_env
-from tests.oauth.test_browser import ARTIFACTS, CHROMIUM, TIMEOUT_MS, browser_missing
 from tests.prompts.admin_browser import create_superuser
 
 SCREENSHOT = ARTIFACTS / "admin-tools.png"
@@ -56,11 +55,7 @@ def _require_browser() -> None:
     Skip (fail under CI=true) before anything else: a session-scoped autouse fixture runs before the
     other session fixtures, so a machine without Chromium does not migrate or start a server for nothing.
     """
-    reason = browser_missing()
-    if reason and in_ci():
-        pytest.fail(f"CI=true but the browser tests cannot run: {reason}", pytrace=False)
-    if reason:
-        pytest.skip(reason)
+    require_browser()
 
 
 def _django(env: Mapping[str, str], *args: str) -> str:
@@ -103,17 +98,8 @@ def server(tool_admin_env: Mapping[str, str]) -> Iterator[LiveServer]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """One headless Chromium for the module."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        # --no-sandbox: CI runs as root, where Chromium refuses to start with its sandbox.
-        # --disable-dev-shm-usage: containers often have a 64 MB /dev/shm that crashes renderers.
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                              args=["--no-sandbox", "--disable-dev-shm-usage"])
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 def _serve_admin_static(route: Any) -> None:
