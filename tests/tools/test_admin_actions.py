@@ -10,7 +10,6 @@ from typing import Any
 import jsonschema
 import pytest
 from asgiref.sync import sync_to_async
-from channels.testing import HttpCommunicator
 from django.contrib import admin
 from django.contrib.admin.models import CHANGE, DELETION, LogEntry
 from django.contrib.auth.models import Permission, User
@@ -26,7 +25,7 @@ from django_mcp.tools.admin_actions import AdminActionTool, admin_action_tools
 from django_mcp.transports.http import McpHttpConsumer
 from tests.catalogue.admin_actions import site as actions_admin
 from tests.catalogue.models import Volume, Writer
-
+from tests.tools import modern_http
 
 # Actions run on worker threads, which must see the rows the tests make: real transactions.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -308,22 +307,11 @@ async def test_an_action_tool_over_streamable_http(people, volumes):
     site = McpSite()
     await sync_to_async(site.register_admin_actions)(Volume, admin_site=actions_admin, actions=["mark_out_of_print"])
     app = McpHttpConsumer.as_asgi(site=site)
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
     async def post(method: str, params: dict[str, Any], key: str, name: str | None = None) -> dict[str, Any]:
-        headers = [(b"host", b"testserver"), (b"content-type", b"application/json"),
-                   (b"accept", b"application/json, text/event-stream"), (b"mcp-protocol-version", b"2026-07-28"),
-                   (b"mcp-method", method.encode()), (b"x-api-key", key.encode())]
-        if name:
-            headers.append((b"mcp-name", name.encode()))
-        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
-        communicator = HttpCommunicator(app, "POST", "/mcp", json.dumps(body).encode(), headers)
-        try:
-            response = await communicator.get_response(timeout=5)
-        finally:
-            communicator.stop(exceptions=False)
-        assert response["status"] == 200, response
-        return json.loads(response["body"])
+        status, answer = await modern_http.post(app, method, params, key, name)
+        assert status == 200, answer
+        return answer
 
     assert [tool["name"] for tool in (await post("tools/list", {}, "editor-key"))["result"]["tools"]] == [
         "volume_mark_out_of_print"]

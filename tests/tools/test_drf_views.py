@@ -10,7 +10,6 @@ from typing import Any
 
 import jsonschema
 import pytest
-from channels.testing import HttpCommunicator
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
@@ -26,7 +25,7 @@ from django_mcp.transports.http import McpHttpConsumer
 from tests.catalogue.api import BrokenView, EntryList, VolumeViewSet, WhoAmI, WriterViewSet
 from tests.catalogue.models import Entry, Volume, Writer
 from tests.testapp.authentication import ApiKey
-
+from tests.tools import modern_http
 
 # Views run on worker threads, which must see the rows the tests make: real transactions.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -294,22 +293,11 @@ async def test_a_view_tool_over_streamable_http(catalogue, people):
     site = McpSite()
     site.register_view(VolumeViewSet, actions=["list", "create"], path="/api/volumes/")
     app = McpHttpConsumer.as_asgi(site=site)
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
     async def post(method: str, params: dict[str, Any], key: str, name: str | None = None) -> dict[str, Any]:
-        headers = [(b"host", b"testserver"), (b"content-type", b"application/json"),
-                   (b"accept", b"application/json, text/event-stream"), (b"mcp-protocol-version", b"2026-07-28"),
-                   (b"mcp-method", method.encode()), (b"x-api-key", key.encode())]
-        if name:
-            headers.append((b"mcp-name", name.encode()))
-        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
-        communicator = HttpCommunicator(app, "POST", "/mcp", json.dumps(body).encode(), headers)
-        try:
-            response = await communicator.get_response(timeout=5)
-        finally:
-            communicator.stop(exceptions=False)
-        assert response["status"] == 200, response
-        return json.loads(response["body"])["result"]
+        status, answer = await modern_http.post(app, method, params, key, name)
+        assert status == 200, answer
+        return answer["result"]
 
     listed = await post("tools/list", {}, "reader-key")
     definitions = {tool["name"]: tool for tool in listed["tools"]}

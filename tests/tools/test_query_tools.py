@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
-from channels.testing import HttpCommunicator
 from django.contrib import admin
 from django.contrib.auth.models import Permission, User
 from django.contrib.contenttypes.models import ContentType
@@ -31,6 +30,7 @@ from django_mcp.tools.query_tools import QueryTool, add_query_tool_source
 from django_mcp.transports.http import McpHttpConsumer
 from tests.catalogue.mcp import VolumeResource
 from tests.catalogue.models import Entry, Tag, Volume, Writer
+from tests.tools import modern_http
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -373,20 +373,9 @@ async def test_a_call_over_the_http_consumer(resource_site, users):
     await database_sync_to_async(save_row)(resource_site, fields=["title"], filters={"pages": ["gte"]},
                                            ordering=["title"], row_limit=1)
     app = McpHttpConsumer.as_asgi(site=resource_site)
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
     async def post(name: str, arguments: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                "params": {"name": name, "arguments": arguments, "_meta": meta}}
-        headers = [(b"host", b"testserver"), (b"content-type", b"application/json"),
-                   (b"accept", b"application/json, text/event-stream"), (b"mcp-protocol-version", b"2026-07-28"),
-                   (b"mcp-method", b"tools/call"), (b"mcp-name", name.encode()), (b"x-api-key", b"alice-key")]
-        communicator = HttpCommunicator(app, "POST", "/mcp", json.dumps(body).encode(), headers)
-        try:
-            response = await communicator.get_response(timeout=5)
-        finally:
-            communicator.stop(exceptions=False)
-        return response["status"], json.loads(response["body"])
+        return await modern_http.post(app, "tools/call", {"name": name, "arguments": arguments}, "alice-key", name)
 
     status, first = await post("find_volumes", {"pages__gte": 20})
     assert (status, first["result"]["structuredContent"]["rows"]) == (200, [{"title": "A Wizard of Earthsea"}])
