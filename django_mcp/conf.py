@@ -104,6 +104,34 @@ DEFAULTS: dict[str, Any] = {
     "CALL_LOG_RETENTION_DAYS": 90,
     # The Django cache that counts rate-limited calls; share it (Redis, database) across workers.
     "RATE_LIMIT_CACHE": "default",
+    # Limits on what one client can make the server hold. No legitimate client comes near them;
+    # past them the request is refused with a clear error instead of the server growing.
+    # Open legacy sessions per user (per client address for anonymous clients).
+    "MAX_SESSIONS_PER_USER": 200,
+    # Bytes of clientInfo + capabilities an initialize may ask a session to remember.
+    "MAX_CLIENT_STATE_SIZE": 16 * 1024,
+    # Messages in one 2025-03-26 JSON-RPC batch.
+    "MAX_BATCH_LENGTH": 500,
+    # Resource subscriptions of one legacy session, and URIs in one subscriptions/listen filter.
+    "MAX_SUBSCRIPTIONS": 1000,
+    # Open GET streams of one legacy session on one worker.
+    "MAX_STREAMS_PER_SESSION": 8,
+    # Server→client requests (sampling, elicitation, roots) one session may have outstanding.
+    "MAX_PENDING_CLIENT_REQUESTS": 64,
+    # Messages queued for one stream whose reader is slower than its notifications; past this
+    # the stream is ended, so the client reconnects and re-reads instead of missing events.
+    "STREAM_QUEUE_SIZE": 1000,
+    # How long a resumed stream waits for a sign of life from the request it follows before it
+    # answers with an error (the worker running it died).
+    "STREAM_LIVENESS_SECONDS": 10.0,
+    # How often a worker removes expired sessions on its own (None: only mcp_clearsessions does).
+    "SESSION_SWEEP_SECONDS": 300.0,
+    # Browser-based clients (CORS, https://fetch.spec.whatwg.org/#http-cors-protocol): origins
+    # allowed to call the endpoints from a page. None: django-cors-headers' CORS_ALLOWED_ORIGINS
+    # and CORS_ALLOWED_ORIGIN_REGEXES when that app is installed, else ALLOWED_ORIGINS.
+    "CORS_ALLOWED_ORIGINS": None,
+    # Seconds a browser may cache a preflight answer.
+    "CORS_MAX_AGE": 7200,
 }
 
 IMPORT_STRINGS = {"SESSION_STORE", "EVENT_STORE", "SITE", "DEFAULT_AUTHENTICATION_CLASSES",
