@@ -2,6 +2,15 @@
 
 from django.apps import AppConfig
 
+from .stdio import redirect_if_serving_stdio
+
+
+# ``manage.py mcp_stdio``: Django imports this module while it populates the apps, before any
+# model, ready() or mcp.py of the project runs, which is the earliest a management command can
+# act. From here on only protocol messages reach the real stdout (MCP spec 2025-11-25,
+# basic/transports#stdio); ``python -m django_mcp.stdio`` does it before Django starts at all.
+redirect_if_serving_stdio()
+
 
 class SimpleMcpConfig(AppConfig):
     """django_mcp without autodiscovery; register primitives yourself."""

@@ -1,11 +1,12 @@
 """
-The stdio transport (MCP spec 2026-07-28, basic/transports/stdio): newline-delimited JSON-RPC on stdin and stdout, for clients
-that start the server as a subprocess (Claude Desktop, Cursor, IDEs).
+The stdio transport (MCP spec 2026-07-28, basic/transports/stdio): newline-delimited JSON-RPC on stdin and stdout, for
+clients that start the server as a subprocess (Claude Desktop, Cursor, IDEs).
 
-Both eras on one pipe (MCP spec 2026-07-28, basic/versioning#backward-compatibility-with-initialization-based-versions): a process that opens with ``initialize`` speaks the
-negotiated legacy version for the rest of its life; a request carrying the 2026-07-28 ``_meta``
-envelope is served statelessly, on its own. Nothing but MCP messages is written to stdout — the
-command points ``sys.stdout`` at stderr, so stray prints and logs cannot corrupt the protocol.
+Both eras on one pipe (MCP spec 2026-07-28, basic/versioning#backward-compatibility-with-initialization-based-versions):
+a process that opens with ``initialize`` speaks the negotiated legacy version for the rest of its life; a request
+carrying the 2026-07-28 ``_meta`` envelope is served statelessly, on its own. Nothing but MCP messages is written to
+stdout: file descriptor 1 points at stderr and messages go to a duplicate of the original (django_mcp/stdio.py), so
+stray prints, logs and child processes cannot corrupt the protocol.
 """
 
 import asyncio
@@ -27,6 +28,7 @@ from ..protocol.input import wait_for_client_answer
 from ..protocol.envelope import modern_version_of, read_envelope
 from ..fanout import BROADCAST_GROUP, NOTIFY, layer_call, resource_group
 from ..sites import get_default_site
+from ..stdio import redirect_stdout
 from .http import dispatcher_for
 from .lines import LineReader, LineTooLong
 from .requests import serve_request
@@ -143,7 +145,9 @@ class StdioServer:
         await self.handle_message(message)
 
     async def handle_batch(self, batch: list[Any]) -> None:
-        """2025-03-26 only: each member is handled as if it came on its own line (MCP spec 2026-07-28, basic#messages)."""
+        """
+        2025-03-26 only: each member is handled as if it came on its own line (MCP spec 2026-07-28, basic#messages).
+        """
         if self.session is None or self.session.protocol_version != "2025-03-26" or not batch:
             await self.write(jsonrpc.error_response(None, InvalidRequest("Invalid Request: batches are not "
                                                                          "accepted here")))
@@ -248,7 +252,10 @@ class StdioServer:
     # Change notifications, through the channel layer like every other transport ---------------
 
     async def listen(self, honoured: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
-        """``subscriptions/listen`` on stdio (MCP spec 2026-07-28, basic/patterns/subscriptions): a queue fed by channel-layer events."""
+        """
+        ``subscriptions/listen`` on stdio (MCP spec 2026-07-28, basic/patterns/subscriptions): a queue fed by
+        channel-layer events.
+        """
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
         def wanted(event: dict[str, Any]) -> None:
@@ -321,7 +328,7 @@ def _key(request_id: Any) -> Any:
 
 
 async def serve_stdio(*, user: Any, site: Any = None, max_line_bytes: int | None = None) -> None:
-    """Serve the process's real stdin and stdout."""
+    """Serve the process's real stdin and stdout (redirecting fd 1 to stderr first, if not done yet)."""
     limit = max_line_bytes or mcp_settings.MAX_REQUEST_BODY_SIZE
     reader = LineReader(sys.stdin.buffer, limit=limit)
-    await StdioServer(reader, sys.__stdout__.buffer, user=user, site=site).serve()
+    await StdioServer(reader, redirect_stdout(), user=user, site=site).serve()

@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.core.management.base import BaseCommand, CommandError
 
+from django_mcp.stdio import is_redirected, protocol_output, redirect_stdout
 from django_mcp.transports.stdio import serve_stdio
 
 
@@ -30,12 +31,20 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         username = options["user"] or os.environ.get(USER_ENV) or None
         if options["print_config"]:
-            self.stdout.write(json.dumps(self.client_config(options["name"], username), indent=2))
+            config = json.dumps(self.client_config(options["name"], username), indent=2)
+            if is_redirected():
+                # Launched from a command line: fd 1 already points at stderr (django_mcp.stdio),
+                # and the configuration is the one thing meant for the real stdout.
+                protocol_output().write(config.encode() + b"\n")
+                protocol_output().flush()
+            else:
+                self.stdout.write(config)
             return
         user = self.resolve_user(username)
-        # From here on stdout carries MCP messages only (MCP spec 2026-07-28, basic/transports/stdio): anything else that prints
-        # — user code, libraries — goes to stderr instead.
-        sys.stdout = sys.stderr
+        # From here on stdout carries MCP messages only (MCP spec 2025-11-25, basic/transports#stdio).
+        # Usually done already, before the apps were imported (django_mcp.stdio); this covers
+        # call_command() and other launchers. Idempotent.
+        redirect_stdout()
         asyncio.run(serve_stdio(user=user))
 
     def resolve_user(self, username: str | None) -> Any:
@@ -51,14 +60,17 @@ class Command(BaseCommand):
         return user
 
     def client_config(self, name: str, username: str | None) -> dict[str, Any]:
-        """What Claude Desktop, Cursor and others put under ``mcpServers`` to start this command."""
+        """
+        What Claude Desktop, Cursor and others put under ``mcpServers`` to start the server: the
+        ``python -m django_mcp.stdio`` launcher, which keeps stdout clean from before Django starts
+        (docs/stdio.md), with the settings module and the project directory in its environment.
+        """
         script = Path(sys.argv[0]).resolve()
-        if script.name == "manage.py":
-            args = [str(script), "mcp_stdio"]
-        else:
-            args = ["-m", "django", "mcp_stdio"]
+        # manage.py puts its own directory on sys.path; a host starts us from anywhere.
+        project = script.parent if script.name == "manage.py" else Path.cwd()
+        args = ["-m", "django_mcp.stdio"]
         if username:
             args += ["--user", username]
         env = {"DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", ""),
-               "PYTHONPATH": str(Path.cwd())}
+               "PYTHONPATH": str(project)}
         return {"mcpServers": {name: {"command": sys.executable, "args": args, "env": env}}}
