@@ -14,11 +14,16 @@ request tasks here, so that a message reaching the right worker directly needs n
 
 import asyncio
 import hashlib
+import logging
 import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from channels.exceptions import ChannelFull
 from channels.layers import get_channel_layer
+
+
+logger = logging.getLogger("django_mcp.fanout")
 
 
 BROADCAST_GROUP = "mcp.broadcast"
@@ -39,6 +44,10 @@ SESSION_CLOSED = "mcp.session_closed"
 SSE_SEND = "mcp.sse_send"
 #: An event of a resumable POST stream, for a client resuming it with Last-Event-ID.
 STREAM_EVENT = "mcp.stream_event"
+#: A resumer asking whether a stream's request still runs (``reply_to``: its channel).
+STREAM_PROBE = "mcp.stream_probe"
+#: The owner's answer to a probe, with the last sequence it emitted.
+STREAM_ALIVE = "mcp.stream_alive"
 #: A session changed or ended: every worker drops its cached copy (transports/session_cache.py).
 SESSION_CHANGED = "mcp.session_changed"
 #: Tool rows changed in the admin: every worker reads them again (tools/policies.py).
@@ -48,7 +57,7 @@ POLICIES_CHANGED = "mcp.policies_changed"
 SESSIONS_GROUP = "mcp.sessions"
 
 EVENT_TYPES = frozenset({NOTIFY, CLIENT_RESPONSE, CANCEL, SUBSCRIBE, SESSION_CLOSED, SSE_SEND, STREAM_EVENT,
-                         SESSION_CHANGED, POLICIES_CHANGED})
+                         STREAM_PROBE, STREAM_ALIVE, SESSION_CHANGED, POLICIES_CHANGED})
 
 # (session id, request id) → future of a server→client request awaiting the client's answer.
 pending_client_requests: dict[tuple[str, Any], asyncio.Future[dict[str, Any]]] = {}
@@ -96,10 +105,36 @@ async def layer_call(operation: Callable[..., Awaitable[Any]], *args: Any) -> An
         async with limit:
             try:
                 return await operation(*args)
+            except ChannelFull:
+                raise  # not a transient fault: the caller decides whether to wait (send_to_channel)
             except Exception:
                 if attempt == LAYER_ATTEMPTS - 1:
                     raise
         await asyncio.sleep(0.05 * (attempt + 1))
+
+
+async def send_to_channel(channel: str, event: dict[str, Any], *, patience: float = 30.0) -> bool:
+    """
+    Send ``event`` to one channel, waiting while it is full (its reader is behind) for up to
+    ``patience`` seconds: backpressure instead of the silent drop a full channel gets from a group
+    send. False when there is no channel layer or the channel stayed full.
+    """
+    layer = get_channel_layer()
+    if layer is None:
+        return False
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + patience
+    pause = 0.005
+    while True:
+        try:
+            await layer_call(layer.send, channel, event)
+            return True
+        except ChannelFull:
+            if loop.time() >= deadline:
+                logger.warning("Channel %s stayed full for %.0f s; a message for it was dropped", channel, patience)
+                return False
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.25)
 
 
 async def publish(group: str, event: dict[str, Any]) -> None:

@@ -26,6 +26,11 @@ class McpSession(models.Model):
     subscriptions = models.JSONField(_("resource subscriptions"), default=list)
     # Who opened the session: later requests must come from the same principal (MCP security best practices).
     user_key = models.CharField(_("user"), max_length=150, default="anonymous")
+    # Where an anonymous client connected from: its open sessions are counted per address.
+    client_address = models.GenericIPAddressField(_("client address"), null=True, blank=True)
+    # HTTP+SSE: the channel of the worker holding the session's stream, so answers are sent to it
+    # directly (with backpressure) rather than through a group, which drops what does not fit.
+    stream_channel = models.CharField(_("stream channel"), max_length=200, blank=True, default="")
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     last_seen_at = models.DateTimeField(_("last seen"), auto_now=True, db_index=True)
 
@@ -33,6 +38,7 @@ class McpSession(models.Model):
         verbose_name = _("MCP session")
         verbose_name_plural = _("MCP sessions")
         ordering = ["-last_seen_at"]
+        indexes = [models.Index(fields=["user_key", "client_address"], name="django_mcp_session_owner")]
 
     def __str__(self) -> str:
         return f"{self.id[:8]}… ({self.protocol_version})"

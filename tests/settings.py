@@ -131,6 +131,9 @@ DJANGO_MCP = {
     "CALL_LOG": os.environ.get("MCP_TEST_TOOL_ADMIN") == "1",
     # Short keep-alives so tests can observe them without waiting long.
     "SSE_KEEPALIVE_SECONDS": float(os.environ.get("MCP_TEST_KEEPALIVE", "15")),
+    # How soon a resumed stream gives up on a request whose worker stopped answering probes: short,
+    # so tests that kill a worker see the error quickly; long enough for a loaded CI machine.
+    "STREAM_LIVENESS_SECONDS": float(os.environ.get("MCP_TEST_LIVENESS", "3")),
 }
 
 # OAuth on django-oauth-toolkit, as django_mcp.oauth recommends; login through the plain page it ships.

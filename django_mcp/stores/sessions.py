@@ -5,11 +5,14 @@ default store keeps sessions in the database; another store can be named by the
 caller's job (``django_mcp.transports.http_sessions``).
 """
 
+import asyncio
 import secrets
+import weakref
 from datetime import timedelta
 from typing import Any
 
 from channels.db import database_sync_to_async
+from django.db import transaction
 from django.utils import timezone
 
 from ..conf import mcp_settings
@@ -36,7 +39,7 @@ class SessionState:
 
     def __init__(self, *, id: str, protocol_version: str, client_capabilities: dict[str, Any],
                  client_info: dict[str, Any] | None, log_level: str | None, subscriptions: list[str], user_key: str,
-                 transport: str = "streamable-http", expired: bool = False) -> None:
+                 transport: str = "streamable-http", expired: bool = False, stream_channel: str = "") -> None:
         self.id = id
         self.protocol_version = protocol_version
         self.client_capabilities = client_capabilities
@@ -46,6 +49,15 @@ class SessionState:
         self.user_key = user_key
         self.transport = transport
         self.expired = expired
+        self.stream_channel = stream_channel
+
+
+class TooManySessions(Exception):
+    """The principal already holds ``DJANGO_MCP["MAX_SESSIONS_PER_USER"]`` open sessions."""
+
+
+class TooManySubscriptions(Exception):
+    """The session already holds ``DJANGO_MCP["MAX_SUBSCRIPTIONS"]`` resource subscriptions."""
 
 
 class BaseSessionStore:
@@ -53,8 +65,24 @@ class BaseSessionStore:
 
     async def create(self, *, protocol_version: str, client_capabilities: dict[str, Any],
                      client_info: dict[str, Any] | None, user_key: str,
-                     transport: str = "streamable-http") -> SessionState:
+                     transport: str = "streamable-http", client_address: str | None = None,
+                     stream_channel: str = "", max_per_owner: int | None = None) -> SessionState:
+        """
+        A new session. With ``max_per_owner``, raise :class:`TooManySessions` when the principal
+        (``user_key``, and ``client_address`` for anonymous clients) already has that many.
+        """
         raise NotImplementedError(".create() must be overridden.")
+
+    async def add_subscription(self, session_id: str, uri: str, *, limit: int | None = None) -> list[str]:
+        """
+        Add one URI to the session's subscriptions atomically (concurrent calls must not lose each
+        other's); the subscriptions after it. :class:`TooManySubscriptions` past ``limit``.
+        """
+        raise NotImplementedError(".add_subscription() must be overridden.")
+
+    async def remove_subscription(self, session_id: str, uri: str) -> list[str]:
+        """Remove one URI atomically; the subscriptions after it."""
+        raise NotImplementedError(".remove_subscription() must be overridden.")
 
     async def get(self, session_id: str) -> SessionState | None:
         raise NotImplementedError(".get() must be overridden.")
@@ -86,20 +114,68 @@ class DatabaseSessionStore(BaseSessionStore):
         return SessionState(id=row.id, protocol_version=row.protocol_version,
                             client_capabilities=row.client_capabilities or {}, client_info=row.client_info,
                             log_level=row.log_level, subscriptions=list(row.subscriptions or []),
-                            user_key=row.user_key, transport=row.transport)
+                            user_key=row.user_key, transport=row.transport, stream_channel=row.stream_channel)
 
     async def create(self, *, protocol_version: str, client_capabilities: dict[str, Any],
                      client_info: dict[str, Any] | None, user_key: str,
-                     transport: str = "streamable-http") -> SessionState:
-        row = await database_sync_to_async(self._model().objects.create)(
-            id=new_session_id(), protocol_version=protocol_version, client_capabilities=client_capabilities,
-            client_info=client_info, user_key=user_key, transport=transport,
-        )
-        return self._state(row)
+                     transport: str = "streamable-http", client_address: str | None = None,
+                     stream_channel: str = "", max_per_owner: int | None = None) -> SessionState:
+        fields = dict(protocol_version=protocol_version, client_capabilities=client_capabilities,
+                      client_info=client_info, user_key=user_key, transport=transport,
+                      client_address=client_address if user_key == "anonymous" else None,
+                      stream_channel=stream_channel)
+        return self._state(await database_sync_to_async(self._create)(fields, max_per_owner))
+
+    def _create(self, fields: dict[str, Any], max_per_owner: int | None) -> Any:
+        model = self._model()
+        if max_per_owner is not None:
+            # Expired sessions do not count: a client that left many behind is not locked out.
+            idle = timedelta(seconds=mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS)
+            held = model.objects.filter(user_key=fields["user_key"], client_address=fields["client_address"],
+                                        last_seen_at__gte=timezone.now() - idle)
+            # Counting stops at the limit: a principal far past it costs no more than one at it.
+            if held.values("pk")[:max_per_owner].count() >= max_per_owner:
+                raise TooManySessions()
+        return model.objects.create(id=new_session_id(), **fields)
+
+    async def add_subscription(self, session_id: str, uri: str, *, limit: int | None = None) -> list[str]:
+        async with self._lock(session_id):
+            return await database_sync_to_async(self._change_subscriptions)(session_id, uri, True, limit)
+
+    async def remove_subscription(self, session_id: str, uri: str) -> list[str]:
+        async with self._lock(session_id):
+            return await database_sync_to_async(self._change_subscriptions)(session_id, uri, False, None)
+
+    def _lock(self, session_id: str) -> asyncio.Lock:
+        # Row locks serialise workers on PostgreSQL; SQLite has none, so requests of one process
+        # (the only writers a SQLite deployment has) also queue here.
+        lock = self._locks.get(session_id)
+        if lock is None:
+            lock = self._locks[session_id] = asyncio.Lock()
+        return lock
+
+    def _change_subscriptions(self, session_id: str, uri: str, add: bool, limit: int | None) -> list[str]:
+        model = self._model()
+        with transaction.atomic():
+            row = model.objects.select_for_update().filter(pk=session_id).only("subscriptions").first()
+            if row is None:
+                return []
+            current = list(row.subscriptions or [])
+            if add and uri not in current:
+                if limit is not None and len(current) >= limit:
+                    raise TooManySubscriptions()
+                current.append(uri)
+            elif not add and uri in current:
+                current.remove(uri)
+            else:
+                return current
+            model.objects.filter(pk=session_id).update(subscriptions=current)
+            return current
 
     def __init__(self) -> None:
         # Made once: building the thread-crossing wrapper per call shows up in profiles.
         self._get_in_thread = database_sync_to_async(self._get)
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def get(self, session_id: str) -> SessionState | None:
         return await self._get_in_thread(session_id)
@@ -150,4 +226,5 @@ def get_session_store() -> BaseSessionStore:
 
 
 _stores: dict[type, BaseSessionStore] = {}
-__all__ = ["BaseSessionStore", "DatabaseSessionStore", "SessionState", "get_session_store"]
+__all__ = ["BaseSessionStore", "DatabaseSessionStore", "SessionState", "TooManySessions", "TooManySubscriptions",
+           "get_session_store"]

@@ -18,7 +18,7 @@ from ..conf import mcp_settings
 from ..protocol import jsonrpc
 from ..protocol.context import RequestContext
 from ..protocol.dispatcher import Dispatcher
-from ..protocol.errors import HeaderMismatch, InvalidRequest, McpError, ParseError
+from ..protocol.errors import HeaderMismatch, InvalidParams, InvalidRequest, McpError, ParseError
 from ..protocol.envelope import modern_version_of, read_envelope
 from ..protocol.versions import MODERN_VERSIONS, Era
 from ..request_state import SignedStateCodec
@@ -49,6 +49,17 @@ def dispatcher_for(site: Any) -> Dispatcher:
         dispatcher = _dispatchers[id(site)] = Dispatcher(
             site, state_codec=SignedStateCodec(), list_ttl_ms=mcp_settings.LIST_TTL_MS)
     return dispatcher
+
+
+def check_listen_size(params: Any) -> None:
+    """
+    Refuse a ``subscriptions/listen`` naming more resources than ``MAX_SUBSCRIPTIONS``, before
+    anything is looked up or joined for them (each URI costs a permission check and a group).
+    """
+    notifications = params.get("notifications") if isinstance(params, dict) else None
+    uris = notifications.get("resourceSubscriptions") if isinstance(notifications, dict) else None
+    if isinstance(uris, list) and len(uris) > mcp_settings.MAX_SUBSCRIPTIONS:
+        raise InvalidParams(f"Too many resource subscriptions ({len(uris)}; at most {mcp_settings.MAX_SUBSCRIPTIONS})")
 
 
 def _forget_dispatchers(**kwargs: Any) -> None:
@@ -154,6 +165,8 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
             mirrored_headers.validate(self.headers, message, envelope.protocol_version)
             ctx = RequestContext.for_modern(envelope, message, user=self.user, auth=self.auth,
                                             send_message=self.stream_message, listen=self.listen)
+            if message["method"] == "subscriptions/listen":
+                check_listen_size(message.get("params"))
             if message["method"] == "tools/call":
                 # Only a tool this request may call has its Mcp-Param-* headers checked: a hidden
                 # one must not be told apart from one that does not exist.
@@ -170,7 +183,8 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
         """Join the groups a ``subscriptions/listen`` filter needs; return the notification iterator."""
 
         self.listen_filter = honoured
-        self.listen_queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.listen_queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.listen_overflowed = False
         if any(honoured.get(flag) for flag in ("toolsListChanged", "promptsListChanged", "resourcesListChanged")):
             await self.join(BROADCAST_GROUP)
         for uri in honoured.get("resourceSubscriptions", []):
@@ -178,8 +192,24 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
         return self._listen_iterator()
 
     async def _listen_iterator(self) -> Any:
-        while True:
-            yield await self.listen_queue.get()
+        while (message := await self.listen_queue.get()) is not None:
+            yield message
+
+    def queue_for_listener(self, message: dict[str, Any]) -> None:
+        """
+        Queue a notification for the listen stream. A reader so far behind that
+        ``STREAM_QUEUE_SIZE`` notifications wait ends its subscription instead of growing the
+        queue: the client sees the stream end, listens again and re-reads what it cares about.
+        """
+        if self.listen_overflowed:
+            return
+        if self.listen_queue.qsize() >= mcp_settings.STREAM_QUEUE_SIZE:
+            self.listen_overflowed = True
+            logger.warning("A subscriptions/listen reader fell %d notifications behind; ending its stream",
+                           mcp_settings.STREAM_QUEUE_SIZE)
+            self.listen_queue.put_nowait(None)
+            return
+        self.listen_queue.put_nowait(message)
 
     # Responses --------------------------------------------------------------------------------
 
@@ -202,6 +232,10 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
         try:
             response = await serve_request(self.dispatcher(), message, ctx)
         except asyncio.CancelledError:
+            if era is Era.LEGACY and self.resumable and self.stream_id is not None:
+                # Resumers must learn the stream is over, whichever connection they are on.
+                await self.end_cancelled_stream()
+                return
             if era is Era.LEGACY and not self.connection_gone:
                 # notifications/cancelled (a legacy task is never cancelled by a disconnect).
                 await self.send_answers([], era)
@@ -213,16 +247,21 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
         await self.send_answers([response], era)
 
     async def respond(self, tasks: list[asyncio.Future[Any]], era: Era, *, batch: bool = False) -> None:
-        """Wait for several answers (a 2025-03-26 batch) and send them together."""
-        try:
-            responses = [await task for task in tasks]
-        except asyncio.CancelledError:
-            if not all(task.cancelled() for task in tasks) or asyncio.current_task().cancelling():
-                # This responder itself is being torn down (disconnect): take the requests along.
-                for task in tasks:
-                    task.cancel()
-                raise
-            responses = []
+        """
+        Wait for several answers (a 2025-03-26 batch) and send them together. A request cancelled
+        by ``notifications/cancelled`` has no answer (MCP spec 2025-03-26, basic/utilities/cancellation):
+        only its entry is left out, the others are still sent.
+        """
+        responses = []
+        for task in tasks:
+            try:
+                responses.append(await task)
+            except asyncio.CancelledError:
+                if asyncio.current_task().cancelling():
+                    # This responder itself is being torn down: let the requests know.
+                    for other in tasks:
+                        other.cancel()
+                    raise
         await self.send_answers(responses, era, batch=batch)
 
     async def send_answers(self, responses: list[dict[str, Any]], era: Era, *, batch: bool = False) -> None:
@@ -259,10 +298,14 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
         queue = getattr(self, "listen_queue", None)
         if queue is not None:
             if self._listen_wants(event) and await self.may_deliver(event):
-                await queue.put(event["message"])
+                self.queue_for_listener(event["message"])
             return
         if await self.may_deliver(event):
             await self.forward_to_session_stream(event)
+
+    async def mcp_session_closed(self, event: dict[str, Any]) -> None:
+        await super().mcp_session_closed(event)
+        await self.end_resumed_stream()
 
     async def may_deliver(self, event: dict[str, Any]) -> bool:
         return await may_deliver(event, self.dispatcher().backend, user=self.user, auth=self.auth)

@@ -10,6 +10,7 @@ can serve any request of a session: the GET stream on one worker, POSTs on anoth
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from typing import Any
 
@@ -20,25 +21,27 @@ from ..protocol.errors import InvalidRequest, McpError
 from ..protocol.handlers.lifecycle import handshake
 from ..protocol.input import wait_for_client_answer
 from ..protocol.versions import LEGACY_VERSIONS, Era
-from ..stores.sessions import SessionState, get_session_store, user_key
+from ..stores.sessions import get_session_store, user_key
 from ..fanout import (
     BROADCAST_GROUP,
-    SUBSCRIBE,
-    announce_session_end,
     cancel_request,
     cancel_session_requests,
     deliver_client_response,
     in_flight,
     key,
     pending_client_requests,
-    publish_to_session,
     resource_group,
     session_group,
 )
 from . import constants, sse
-from .refusals import MethodNotAllowed, MissingSessionId, NotAcceptable, SessionNotFound
-from .session_cache import announce_change, session_cache
+from .refusals import LimitExceeded, MethodNotAllowed, MissingSessionId, NotAcceptable, SessionNotFound
+from .live_sessions import LiveSession, end_session, load_live_session
+from .session_cache import session_cache
+from .session_limits import admit_stream, check_client_state, check_pending_requests, open_session, release_stream
 from .requests import serve_request
+
+
+logger = logging.getLogger("django_mcp.transports")
 
 
 class LegacySessionMixin:
@@ -47,7 +50,14 @@ class LegacySessionMixin:
     session: LiveSession | None = None
     session_stream = False
     resumable = False
+    requests_running = 0
+    stream_admitted = False
     _last_touch = 0.0
+
+    @property
+    def connection_gone(self) -> bool:
+        """The HTTP exchange is over (the client left, or the response was sent); requests may still run."""
+        return self.disconnected or self.response_ended
 
     async def handle_initialize(self, message: dict[str, Any]) -> None:
         request_id = jsonrpc.request_id_or_none(message)
@@ -56,13 +66,16 @@ class LegacySessionMixin:
             if not jsonrpc.is_request(message):
                 raise InvalidRequest("Invalid Request: initialize must be a request")
             done = handshake(self.dispatcher(), message.get("params"), self.user)
+            check_client_state(done.client_capabilities, done.client_info)
+            session = await open_session(
+                self.scope, self.user, transport=self.transport, protocol_version=done.protocol_version,
+                client_capabilities=done.client_capabilities, client_info=done.client_info)
+        except LimitExceeded as exc:
+            await self.refuse(exc, request_id)
+            return
         except McpError as exc:
             await self.send_error(400, request_id, exc)
             return
-        session = await get_session_store().create(
-            protocol_version=done.protocol_version, client_capabilities=done.client_capabilities,
-            client_info=done.client_info, user_key=user_key(self.user), transport=self.transport,
-        )
         session_cache.put(session)
         await self.send_json(200, jsonrpc.result_response(request_id, done.result),
                              [(constants.MCP_SESSION_ID, session.id.encode())])
@@ -100,18 +113,49 @@ class LegacySessionMixin:
             await self.accept_non_request(session, message)
             await self.send_response(202)
             return
-        self.make_resumable(session)
-        # Disconnecting does not cancel a legacy request (MCP spec 2026-07-28, basic/patterns/cancellation): the task outlives the
-        # connection, and releases what it joined when it ends.
-        task = asyncio.ensure_future(self._answer_then_clean_up(message, self.legacy_context(session, message)))
-        self.track(session, message["id"], task)
-
-    async def _answer_then_clean_up(self, message: dict[str, Any], ctx: RequestContext) -> None:
         try:
-            await self.answer(message, ctx, Era.LEGACY)
-        finally:
-            if self.connection_gone:
-                await self.cleanup()
+            refuse_duplicate_id(session.id, message["id"])
+        except McpError as exc:
+            await self.send_error(400, request_id, exc)
+            return
+        self.make_resumable(session, message["id"])
+        # Disconnecting does not cancel a legacy request (MCP spec 2025-11-25, basic/utilities/cancellation):
+        # the task outlives the connection, and the consumer lets go of what it joined when the last
+        # of its requests ends.
+        self.run_request(session, message, self.answer(message, self.legacy_context(session, message), Era.LEGACY))
+
+    def run_request(self, session: LiveSession, message: dict[str, Any], coroutine: Any) -> asyncio.Task[Any]:
+        """Start a request task: cancellable from any worker, counted so cleanup waits for it."""
+        task = asyncio.ensure_future(coroutine)
+        self.requests_running += 1
+        self.track(session, message["id"], task)
+        task.add_done_callback(self._request_done)
+        return task
+
+    def _request_done(self, task: asyncio.Task[Any]) -> None:
+        self.requests_running -= 1
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("Request task failed", exc_info=task.exception())
+        if self.requests_running == 0 and self.connection_gone:
+            asyncio.ensure_future(self.cleanup())
+
+    async def cleanup(self) -> None:
+        """
+        When the connection ends while requests of it still run, keep the channel-layer groups they
+        need (cancellations, client answers, resumers' probes); the last request to end lets go.
+        """
+        if self.stream_admitted and self.session is not None:
+            self.stream_admitted = False
+            release_stream(self.session.id)
+        if self.requests_running:
+            self.finished.set()
+            timer = getattr(self, "_keepalive_timer", None)
+            if timer is not None:
+                timer.cancel()
+            for task in list(self.background):
+                task.cancel()
+            return
+        await super().cleanup()
 
     async def handle_legacy_batch(self, batch: list[Any]) -> None:
         """2025-03-26 only: a batch of requests and notifications, or of responses (MCP spec 2026-07-28, basic#messages)."""
@@ -125,12 +169,18 @@ class LegacySessionMixin:
         if not batch:
             await self.send_error(400, None, InvalidRequest("Invalid Request: empty batch"))
             return
+        if len(batch) > mcp_settings.MAX_BATCH_LENGTH:
+            await self.refuse(LimitExceeded(f"Too many messages in one batch ({len(batch)}; "
+                                            f"at most {mcp_settings.MAX_BATCH_LENGTH})"))
+            return
         tasks: list[asyncio.Future[Any]] = []
         for message in batch:
             try:
                 jsonrpc.validate_message(message)
                 if message.get("method") == "initialize":
                     raise InvalidRequest("Invalid Request: initialize cannot be batched")
+                if jsonrpc.is_request(message):
+                    refuse_duplicate_id(session.id, message["id"])
             except McpError as exc:
                 tasks.append(_done(jsonrpc.error_response(jsonrpc.request_id_or_none(message), exc)))
                 continue
@@ -162,7 +212,12 @@ class LegacySessionMixin:
         """Make a running request cancellable by ``notifications/cancelled`` from any worker."""
         slot = (session.id, key(request_id))
         in_flight[slot] = task
-        task.add_done_callback(lambda _: in_flight.pop(slot, None))
+
+        def release(_: Any) -> None:
+            if in_flight.get(slot) is task:
+                del in_flight[slot]
+
+        task.add_done_callback(release)
 
         def join_if_still_running() -> None:
             # The cancellation may reach another worker, which relays it to the session's group.
@@ -174,14 +229,14 @@ class LegacySessionMixin:
 
     def start_request(self, session: LiveSession, message: dict[str, Any]) -> asyncio.Future[Any]:
         """Run one request of a batch; the batch's responder sends every answer together."""
-        task = asyncio.ensure_future(serve_request(self.dispatcher(), message, self.legacy_context(session, message)))
-        self.track(session, message["id"], task)
-        return asyncio.shield(task)
+        ctx = self.legacy_context(session, message)
+        return asyncio.shield(self.run_request(session, message, serve_request(self.dispatcher(), message, ctx)))
 
     async def send_client_request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
         """Ask the legacy client (sampling, elicitation, roots) on this request's stream and wait."""
         session = self.session
         assert session is not None
+        check_pending_requests(session.id, pending_client_requests)
         request_id = f"srv-{uuid.uuid4().hex}"
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         slot = (session.id, key(request_id))
@@ -214,7 +269,12 @@ class LegacySessionMixin:
         if last_event_id:
             await self.resume_stream(session, last_event_id)
             return
-        self.session_stream = True
+        try:
+            admit_stream(session.id)
+        except LimitExceeded as exc:
+            await self.refuse(exc)
+            return
+        self.stream_admitted = self.session_stream = True
         await self.join(session_group(session.id))
         await self.join(BROADCAST_GROUP)
         for uri in session.subscriptions:
@@ -280,61 +340,15 @@ class LegacySessionMixin:
             await self.end_sse()
 
 
-async def end_session(session_id: str) -> None:
-    """Delete a session and tell every worker: its streams end and its requests are cancelled."""
-    await get_session_store().delete(session_id)
-    await announce_change(session_id)
-    await announce_session_end(session_id)
-
-
-class LiveSession:
+def refuse_duplicate_id(session_id: str, request_id: Any) -> None:
     """
-    A loaded session as the protocol layer uses it (``LegacySession``): reads come from the stored
-    record; each change is stored, then announced on the channel layer, because the session's GET
-    stream may be held by another worker.
+    Request ids must be unique among a session's requests in flight (MCP spec 2025-11-25, basic#requests):
+    a second request with the id of one still running would take over its cancellation slot.
+    Checked on this worker, where the id's requests run when the session's POSTs come here.
     """
-
-    def __init__(self, state: SessionState) -> None:
-        self.state = state
-
-    def __getattr__(self, name: str) -> Any:
-        # id, protocol_version, client_capabilities, client_info, log_level, subscriptions, user_key, transport
-        return getattr(self.state, name)
-
-    async def set_log_level(self, level: str) -> None:
-        self.state.log_level = level
-        await get_session_store().update(self.state.id, log_level=level)
-        await announce_change(self.state.id)
-
-    async def subscribe(self, uri: str) -> None:
-        if uri not in self.state.subscriptions:
-            self.state.subscriptions.append(uri)
-            await get_session_store().update(self.state.id, subscriptions=self.state.subscriptions)
-            await announce_change(self.state.id)
-        await publish_to_session(self.state.id, {"type": SUBSCRIBE, "uri": uri, "subscribe": True})
-
-    async def unsubscribe(self, uri: str) -> None:
-        if uri in self.state.subscriptions:
-            self.state.subscriptions.remove(uri)
-            await get_session_store().update(self.state.id, subscriptions=self.state.subscriptions)
-            await announce_change(self.state.id)
-        await publish_to_session(self.state.id, {"type": SUBSCRIBE, "uri": uri, "subscribe": False})
-
-
-async def load_live_session(session_id: str) -> LiveSession | None:
-    """
-    The session, from this worker's cache or the store, or None; one that just expired is
-    announced as ended on every worker.
-    """
-    state = await session_cache.get(session_id, get_session_store().get)
-    if state is None:
-        return None
-    if state.expired:
-        # Its streams, on whichever worker, end too: a client must not be left listening.
-        await announce_change(state.id)
-        await announce_session_end(state.id)
-        return None
-    return LiveSession(state)
+    running = in_flight.get((session_id, key(request_id)))
+    if running is not None and not running.done():
+        raise InvalidRequest(f"Invalid Request: request id {request_id!r} is already in use by a request in flight")
 
 
 def _done(value: Any) -> asyncio.Future[Any]:
@@ -343,4 +357,4 @@ def _done(value: Any) -> asyncio.Future[Any]:
     return future
 
 
-__all__ = ["LegacySessionMixin", "LiveSession", "end_session", "load_live_session"]
+__all__ = ["LegacySessionMixin", "LiveSession", "end_session", "load_live_session", "refuse_duplicate_id"]

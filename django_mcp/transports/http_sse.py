@@ -12,6 +12,7 @@ the same dispatcher as ``/mcp``.
 """
 
 import asyncio
+import weakref
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -22,15 +23,22 @@ from ..protocol.handlers.lifecycle import handshake
 from ..protocol.versions import LEGACY_VERSIONS
 from ..sites import get_default_site
 from ..stores.sessions import get_session_store, user_key
-from ..fanout import BROADCAST_GROUP, SSE_SEND, publish_to_session, session_group
+from ..fanout import BROADCAST_GROUP, SSE_SEND, publish_to_session, send_to_channel, session_group
 from . import constants, sse
 from .base import HttpStreamConsumer
 from .http import dispatcher_for
-from .http_sessions import LegacySessionMixin, LiveSession, end_session, load_live_session
-from .refusals import MethodNotAllowed, NotAcceptable, Refusal, SessionNotFound
+from .http_sessions import LegacySessionMixin, refuse_duplicate_id
+from .live_sessions import LiveSession, end_session, load_live_session
+from .refusals import LimitExceeded, MethodNotAllowed, NotAcceptable, Refusal, SessionNotFound
 from .session_cache import announce_change
+from .session_limits import check_client_state, open_session
 from .requests import serve_request
 from .visibility import may_deliver
+
+
+# Session id → the stream consumer holding that session's stream on this worker: a POST served
+# here hands its answers straight to it, without the channel layer.
+local_streams: "weakref.WeakValueDictionary[str, LegacySseStreamConsumer]" = weakref.WeakValueDictionary()
 
 
 class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
@@ -55,14 +63,21 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
             return
         if not await self.authenticate():
             return
+        # The stream's channel exists before the session, so the session can name it: answers
+        # from other workers are sent to it directly, with backpressure.
+        await self.join(BROADCAST_GROUP)
         # The session exists from the moment the stream does (MCP spec 2024-11-05, basic/transports#http-with-sse); initialize fills it in.
         # Not cached: initialize rewrites what the session is, so every worker reads it afresh.
-        self.session = LiveSession(await get_session_store().create(
-            protocol_version=LEGACY_VERSIONS[0], client_capabilities={}, client_info=None,
-            user_key=user_key(self.user), transport=self.transport))
+        try:
+            self.session = LiveSession(await open_session(
+                self.scope, self.user, transport=self.transport, protocol_version=LEGACY_VERSIONS[0],
+                client_capabilities={}, client_info=None, stream_channel=self.channel_name or ""))
+        except LimitExceeded as exc:
+            await self.refuse(exc)
+            return
+        local_streams[self.session.id] = self
         self.session_stream = True
         await self.join(session_group(self.session.id))
-        await self.join(BROADCAST_GROUP)
         await self.start_sse()
         await self.send_sse(sse.event(f"{self.endpoint_path()}?session_id={self.session.id}", event_name="endpoint"))
 
@@ -72,8 +87,12 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
 
     async def mcp_sse_send(self, event: dict[str, Any]) -> None:
         """A message for this session, from whichever worker served the POST."""
+        await self.deliver(event["message"])
+
+    async def deliver(self, message: dict[str, Any]) -> None:
+        """Send one message on the stream (answers, notifications, the server's own requests)."""
         if self.sse_started:
-            await self.send_sse(sse.message_event(event["message"], named=True))
+            await self.send_sse(sse.message_event(message, named=True))
 
     async def mcp_notify(self, event: dict[str, Any]) -> None:
         if await may_deliver(event, self.site or get_default_site(), user=self.user, auth=self.auth):
@@ -87,6 +106,7 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
         # Closing the stream ends the session (MCP spec 2024-11-05, basic/transports#http-with-sse): later POSTs naming it get 404, and
         # its requests still running, on any worker, are cancelled.
         if self.session is not None:
+            local_streams.pop(self.session.id, None)
             await end_session(self.session.id)
 
 
@@ -126,7 +146,7 @@ class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
         try:
             messages = self.messages_of(payload, session)
         except McpError as exc:
-            await self.send_error(400, jsonrpc.request_id_or_none(payload), exc)
+            await self.send_error(getattr(exc, "status", 400), jsonrpc.request_id_or_none(payload), exc)
             return
         await self.send_response(202, b"Accepted", [(b"content-type", b"text/plain; charset=utf-8")])
         for message in messages:
@@ -135,37 +155,55 @@ class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
             elif message["method"] == "initialize":
                 await self.initialize(session, message)
             else:
-                # The request outlives this POST, as the stream does; it releases what it joined.
-                task = asyncio.ensure_future(self.serve(session, message))
-                self.track(session, message["id"], task)
+                try:
+                    refuse_duplicate_id(session.id, message["id"])
+                except McpError as exc:
+                    await self.stream_message(jsonrpc.error_response(message["id"], exc))
+                    continue
+                # The request outlives this POST, as the stream does; the consumer lets go of what
+                # its requests joined when the last of them ends.
+                self.run_request(session, message, self.serve(session, message))
 
     def messages_of(self, payload: Any, session: LiveSession) -> list[dict[str, Any]]:
         """One message, or a batch where the session's revision allows it (2025-03-26 only)."""
         if isinstance(payload, list):
             if session.protocol_version != "2025-03-26" or not payload:
                 raise InvalidRequest("Invalid Request: batches are not accepted here")
+            if len(payload) > mcp_settings.MAX_BATCH_LENGTH:
+                raise LimitExceeded(f"Too many messages in one batch ({len(payload)}; "
+                                    f"at most {mcp_settings.MAX_BATCH_LENGTH})")
             return [jsonrpc.validate_message(message) for message in payload]
         return [jsonrpc.validate_message(payload)]
 
     async def stream_message(self, message: dict[str, Any]) -> None:
-        """Everything the server says goes to the session's stream, wherever it is held."""
+        """
+        Everything the server says goes to the session's stream, wherever it is held: straight to
+        it on this worker; to its channel on another, waiting while the channel is full rather
+        than dropping the message (a group send would drop it).
+        """
         assert self.session is not None
-        await publish_to_session(self.session.id, {"type": SSE_SEND, "message": message})
+        stream = local_streams.get(self.session.id)
+        if stream is not None:
+            await stream.deliver(message)
+            return
+        event = {"type": SSE_SEND, "message": message}
+        channel = self.session.stream_channel
+        if not channel or not await send_to_channel(channel, event):
+            await publish_to_session(self.session.id, event)
 
     async def serve(self, session: LiveSession, message: dict[str, Any]) -> None:
         ctx = self.legacy_context(session, message)
         try:
             response = await serve_request(self.dispatcher(), message, ctx)
-            await self.stream_message(response)
         except asyncio.CancelledError:
-            pass  # notifications/cancelled: no response (MCP spec 2026-07-28, basic/patterns/cancellation)
-        finally:
-            await self.cleanup()
+            return  # notifications/cancelled: no response (MCP spec 2024-11-05, basic/utilities/cancellation)
+        await self.stream_message(response)
 
     async def initialize(self, session: LiveSession, message: dict[str, Any]) -> None:
         """The handshake over this transport: negotiate, remember it in the session, answer on the stream."""
         try:
             done = handshake(self.dispatcher(), message.get("params"), self.user)
+            check_client_state(done.client_capabilities, done.client_info)
         except McpError as exc:
             await self.stream_message(jsonrpc.error_response(message["id"], exc))
             return

@@ -57,3 +57,13 @@ class MisdirectedHost(Refusal):
 
     status = 421
     default_message = "Invalid Host header"
+
+
+class LimitExceeded(Refusal):
+    """
+    A request that would make the server hold more than a limit allows (sessions, streams, batch
+    length; ``DJANGO_MCP["MAX_*"]``). 429, so clients back off instead of retrying at once.
+    """
+
+    status = 429
+    default_message = "Too Many Requests"

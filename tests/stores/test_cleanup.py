@@ -19,15 +19,27 @@ def _session(session_id: str, idle: timedelta) -> McpSession:
     return session
 
 
+def _event(session: McpSession, stream: str, seq: int, *, age: timedelta, final: bool = False) -> McpEvent:
+    event = McpEvent.objects.create(session=session, stream_id=stream, seq=seq, message={"jsonrpc": "2.0"},
+                                    final=final)
+    McpEvent.objects.filter(pk=event.pk).update(created_at=timezone.now() - age)
+    return event
+
+
 def test_clearsessions_removes_idle_sessions_and_old_events(settings):
     settings.DJANGO_MCP = {"SESSION_IDLE_TIMEOUT_SECONDS": 3600, "EVENT_RETENTION_SECONDS": 60}
     stale, fresh = _session("stale", timedelta(hours=2)), _session("fresh", timedelta(minutes=1))
     McpEvent.objects.create(session=stale, stream_id="s1", seq=0, message=None)
-    old = McpEvent.objects.create(session=fresh, stream_id="s2", seq=0, message=None)
-    McpEvent.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(minutes=5))
-    kept = McpEvent.objects.create(session=fresh, stream_id="s2", seq=1, message={"jsonrpc": "2.0"})
+    old = timedelta(minutes=5)
+    # A finished stream whose last event is past retention goes, all of it.
+    _event(fresh, "done", 0, age=old), _event(fresh, "done", 1, age=old, final=True)
+    # A finished stream with a recent event stays, old events included: a resumer may still come.
+    recent = [_event(fresh, "recent", 0, age=old).pk, _event(fresh, "recent", 1, age=timedelta(0), final=True).pk]
+    # A stream still running stays however old its events: its request will add the rest, and a
+    # client resuming it later must find the beginning (issue 11: the purge cut long streams).
+    running = [_event(fresh, "running", 0, age=old).pk, _event(fresh, "running", 1, age=old).pk]
     out = StringIO()
     call_command("mcp_clearsessions", stdout=out)
     assert list(McpSession.objects.values_list("id", flat=True)) == ["fresh"]
-    assert list(McpEvent.objects.values_list("pk", flat=True)) == [kept.pk]
+    assert sorted(McpEvent.objects.values_list("pk", flat=True)) == sorted(recent + running)
     assert "Removed 1 expired sessions" in out.getvalue()

@@ -8,7 +8,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
 from django_mcp.models import McpSession
-from django_mcp.transports.http_sessions import LiveSession
+from django_mcp.transports.live_sessions import LiveSession
 from django_mcp.stores.sessions import (
     BaseSessionStore,
     DatabaseSessionStore,

@@ -6,16 +6,7 @@ from asgiref.sync import async_to_sync
 from django.core.management.base import BaseCommand
 
 from django_mcp.conf import mcp_settings
-from django_mcp.stores.events import get_event_store
-from django_mcp.stores.sessions import get_session_store
-
-
-async def clear_expired() -> tuple[int, int]:
-    """Ask the configured stores to drop idle sessions and events past their retention."""
-    sessions = await get_session_store().clear_expired()
-    store = get_event_store()
-    events = await store.purge(timedelta(seconds=mcp_settings.EVENT_RETENTION_SECONDS)) if store else 0
-    return sessions, events
+from django_mcp.stores.sweep import clear_expired
 
 
 def prune_call_log() -> int:

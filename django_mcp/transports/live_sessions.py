@@ -1,0 +1,83 @@
+"""
+Legacy sessions as the transports use them: loading one (from this worker's cache or the store),
+changing it (stored, then announced to every worker over the channel layer), and ending it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..conf import mcp_settings
+from ..fanout import SUBSCRIBE, announce_session_end, publish_to_session
+from ..protocol.errors import InvalidParams
+from ..stores.sessions import SessionState, TooManySubscriptions, get_session_store
+from .session_cache import announce_change, session_cache
+
+
+async def end_session(session_id: str) -> None:
+    """Delete a session and tell every worker: its streams end and its requests are cancelled."""
+    await get_session_store().delete(session_id)
+    await announce_change(session_id)
+    await announce_session_end(session_id)
+
+
+class LiveSession:
+    """
+    A loaded session as the protocol layer uses it (``LegacySession``): reads come from the stored
+    record; each change is stored, then announced on the channel layer, because the session's GET
+    stream may be held by another worker.
+    """
+
+    def __init__(self, state: SessionState) -> None:
+        self.state = state
+
+    def __getattr__(self, name: str) -> Any:
+        # id, protocol_version, client_capabilities, client_info, log_level, subscriptions, user_key, transport
+        return getattr(self.state, name)
+
+    async def set_log_level(self, level: str) -> None:
+        self.state.log_level = level
+        await get_session_store().update(self.state.id, log_level=level)
+        await announce_change(self.state.id)
+
+    async def subscribe(self, uri: str) -> None:
+        """
+        Subscribe to ``uri``. The store adds it atomically: concurrent ``resources/subscribe`` calls
+        of one session, on any workers, keep each other's subscriptions.
+        """
+        try:
+            subscriptions = await get_session_store().add_subscription(
+                self.state.id, uri, limit=mcp_settings.MAX_SUBSCRIPTIONS)
+        except TooManySubscriptions:
+            raise InvalidParams(f"Too many subscriptions: a session may hold {mcp_settings.MAX_SUBSCRIPTIONS}; "
+                                "unsubscribe from some first") from None
+        if subscriptions != self.state.subscriptions:
+            self.state.subscriptions = subscriptions
+            await announce_change(self.state.id)
+        await publish_to_session(self.state.id, {"type": SUBSCRIBE, "uri": uri, "subscribe": True})
+
+    async def unsubscribe(self, uri: str) -> None:
+        subscriptions = await get_session_store().remove_subscription(self.state.id, uri)
+        if subscriptions != self.state.subscriptions:
+            self.state.subscriptions = subscriptions
+            await announce_change(self.state.id)
+        await publish_to_session(self.state.id, {"type": SUBSCRIBE, "uri": uri, "subscribe": False})
+
+
+async def load_live_session(session_id: str) -> LiveSession | None:
+    """
+    The session, from this worker's cache or the store, or None; one that just expired is
+    announced as ended on every worker.
+    """
+    state = await session_cache.get(session_id, get_session_store().get)
+    if state is None:
+        return None
+    if state.expired:
+        # Its streams, on whichever worker, end too: a client must not be left listening.
+        await announce_change(state.id)
+        await announce_session_end(state.id)
+        return None
+    return LiveSession(state)
+
+
+__all__ = ["LiveSession", "end_session", "load_live_session"]
