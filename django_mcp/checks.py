@@ -39,6 +39,25 @@ def check_configuration(app_configs: Any = None, **kwargs: Any) -> list[checks.C
     return messages
 
 
+@checks.register(checks.Tags.security)
+def check_allowed_hosts(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """
+    ``"*"`` in ``ALLOWED_HOSTS`` (common in containers) lets any Host in, so the Host check no longer
+    stops DNS rebinding; the Origin check still holds, but only for exact origins (docs/security.md).
+    """
+    if "*" not in settings.ALLOWED_HOSTS:
+        return []
+    return [checks.Warning(
+        'ALLOWED_HOSTS contains "*": any Host header reaches the MCP endpoints, so the Host check no longer '
+        "protects against DNS rebinding. Browser requests get in only from origins listed exactly "
+        '(DJANGO_MCP["ALLOWED_ORIGINS"], DJANGO_MCP["PUBLIC_BASE_URL"], exact ALLOWED_HOSTS entries, the CORS '
+        'allow-list); "*" trusts no Origin.',
+        hint='List the server\'s host names in ALLOWED_HOSTS, or set DJANGO_MCP["PUBLIC_BASE_URL"] and '
+             'DJANGO_MCP["ALLOWED_ORIGINS"] to the exact origins browser clients use (see docs/security.md).',
+        id="django_mcp.W005",
+    )]
+
+
 def leading_column_indexed(model: Any, field: Any) -> bool:
     """Whether an index starts with ``field``: keyset pages seek on the ordering's first column."""
     if field.primary_key or field.unique or field.db_index:

@@ -60,3 +60,25 @@ def test_a_model_listing_without_an_index_is_a_warning():
     with override_settings(DJANGO_MCP={"SITE": site}):
         assert check_model_resources() == []
     assert check_model_resources in checks.registry.registry.get_checks(include_deployment_checks=True)
+
+
+def security_ids() -> list[str]:
+    """The django_mcp messages of every registered security check (Django's own included, then filtered)."""
+    return [message.id for message in checks.run_checks(tags=[checks.Tags.security])
+            if message.id.startswith("django_mcp.")]
+
+
+@override_settings(ALLOWED_HOSTS=["*"])
+def test_wildcard_allowed_hosts_is_a_warning():
+    assert security_ids() == ["django_mcp.W005"]
+    from django_mcp.checks import check_allowed_hosts
+
+    message = check_allowed_hosts()[0]
+    assert message.level == checks.WARNING
+    assert "DNS rebinding" in message.msg and "ALLOWED_ORIGINS" in message.msg
+    assert "docs/security.md" in message.hint
+
+
+@override_settings(ALLOWED_HOSTS=["mcp.example.com", ".example.org"])
+def test_exact_and_subdomain_hosts_are_silent():
+    assert security_ids() == []

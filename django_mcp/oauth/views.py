@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
+from django.utils.cache import patch_vary_headers
 from django.utils.decorators import method_decorator
 from django.views.decorators.csrf import csrf_exempt
 from oauth2_provider.compat import login_not_required
@@ -21,10 +22,35 @@ from oauth2_provider.views import (AuthorizationView, DynamicClientRegistrationV
                                    OAuthServerMetadataView)
 
 from ..conf import mcp_settings
+from ..transports.cors import header_names
 from .resource import base_url_from_request, endpoint_paths
 
 
-class McpServerMetadataView(OAuthServerMetadataView):
+class PublicMetadataCorsMixin:
+    """
+    CORS preflights of a public metadata document. DOT serves the documents themselves with
+    ``Access-Control-Allow-Origin: *`` (they name public URLs only, and are read without
+    credentials); MCP clients also send ``MCP-Protocol-Version`` when they fetch them (MCP spec
+    2025-03-26, basic/authorization#server-metadata-discovery-headers), which makes a browser ask
+    first with ``OPTIONS``.
+    """
+
+    def options(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = super().options(request, *args, **kwargs)  # type: ignore[misc]
+        response["Access-Control-Allow-Origin"] = "*"
+        if "Access-Control-Request-Method" in request.headers:
+            response["Access-Control-Allow-Methods"] = "GET, OPTIONS"
+            requested = header_names(request.headers.get("Access-Control-Request-Headers"))
+            if requested:
+                # Any header may be sent for a public document; echoed rather than "*", which older browsers ignore.
+                response["Access-Control-Allow-Headers"] = ", ".join(requested)
+            if mcp_settings.CORS_MAX_AGE is not None:
+                response["Access-Control-Max-Age"] = str(int(mcp_settings.CORS_MAX_AGE))
+            patch_vary_headers(response, ["Access-Control-Request-Headers"])
+        return response
+
+
+class McpServerMetadataView(PublicMetadataCorsMixin, OAuthServerMetadataView):
     """
     RFC 8414 metadata at ``/.well-known/oauth-authorization-server``, with the issuer and every
     endpoint on the public base URL, so a client behind a proxy is never sent to an inner host.
@@ -45,7 +71,7 @@ class McpServerMetadataView(OAuthServerMetadataView):
         return result
 
 
-class McpResourceMetadataView(OAuthProtectedResourceMetadataView):
+class McpResourceMetadataView(PublicMetadataCorsMixin, OAuthProtectedResourceMetadataView):
     """
     RFC 9728 metadata for this server: at the root (``resource`` is the origin) and at
     ``/.well-known/oauth-protected-resource/mcp`` (and ``/sse``), where ``resource`` is that

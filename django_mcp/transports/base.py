@@ -24,7 +24,7 @@ from ..authentication import (AuthenticationFailed, IncomingRequest, NotAuthenti
 from ..conf import mcp_settings
 from ..fanout import EVENT_TYPES, layer_call
 from ..protocol import jsonrpc
-from . import constants, sse
+from . import constants, cors, sse
 from .refusals import ForbiddenOrigin, MisdirectedHost, PayloadTooLarge, Refusal
 from .security import host_is_allowed, origin_is_allowed
 
@@ -54,6 +54,11 @@ class HttpStreamConsumer(AsyncConsumer):
     #: Authentication classes; None means ``DJANGO_MCP["DEFAULT_AUTHENTICATION_CLASSES"]``. Set per
     #: endpoint with ``as_asgi(authentication_classes=[...])``.
     authentication_classes: Any = None
+    #: Methods a CORS preflight is told this endpoint serves.
+    cors_methods: tuple[str, ...] = ("GET", "POST", "DELETE")
+    #: CORS headers for this request's responses; set only for an allowed cross-origin page, so a
+    #: request without ``Origin`` pays nothing for CORS.
+    cors_headers: list[tuple[bytes, bytes]] | None = None
 
     def __init__(self, **kwargs: Any) -> None:
         for key, value in kwargs.items():
@@ -87,7 +92,12 @@ class HttpStreamConsumer(AsyncConsumer):
         self._reader: asyncio.Task[Any] | None = None
         self._send_lock = asyncio.Lock()
         try:
-            await self._serve(receive)
+            # The method test first, so other requests pay nothing more for CORS. A preflight is
+            # answered before authentication and without reading the body (Fetch, CORS-preflight request).
+            if scope["method"] == "OPTIONS" and cors.is_preflight(scope["method"], self.headers):
+                await self.answer_preflight()
+            else:
+                await self._serve(receive)
         except StopConsumer:
             pass
         finally:
@@ -134,19 +144,47 @@ class HttpStreamConsumer(AsyncConsumer):
         """Checks that need no body; return False after sending a refusal."""
         return True
 
-    async def guard_host_and_origin(self) -> bool:
-        """DNS-rebinding protection (MCP security best practices); False after sending the refusal."""
+    def host_and_origin_refusal(self, origin: str | None) -> Refusal | None:
+        """
+        DNS-rebinding protection (MCP spec 2025-11-25, basic/transports#security-warning; MCP
+        security best practices): the refusal for a foreign Host or ``origin``, else None.
+        """
         if self.conflicting_headers & {b"host", b"origin"}:
-            await self.refuse(Refusal("Conflicting Host or Origin headers"))
-            return False
-        if not host_is_allowed(self.headers.get(b"host")):
+            return Refusal("Conflicting Host or Origin headers")
+        host = self.headers.get(b"host")
+        if not host_is_allowed(host):
             # A foreign Host never reaches the server: a rebinding page cannot talk to 127.0.0.1.
-            await self.refuse(MisdirectedHost())
+            return MisdirectedHost()
+        if origin is not None and not origin_is_allowed(origin, host, self.scope.get("scheme") or "http",
+                                                        self.scope.get("server")):
+            return ForbiddenOrigin()
+        return None
+
+    async def guard_host_and_origin(self) -> bool:
+        """Refuse a foreign Host or Origin; False after sending the refusal. An allowed page gets CORS headers."""
+        origin = self.headers.get(b"origin")
+        refusal = self.host_and_origin_refusal(origin)
+        if refusal is not None:
+            await self.refuse(refusal)
             return False
-        if not origin_is_allowed(self.headers.get(b"origin")):
-            await self.refuse(ForbiddenOrigin())
-            return False
+        if origin is not None and cors.cors_allows(origin, self.headers.get(b"host"), self.scope.get("server")):
+            self.cors_headers = cors.response_headers(origin)
         return True
+
+    async def answer_preflight(self) -> None:
+        """
+        A CORS preflight: 204 with the allowed methods and headers for an allowed origin, else the
+        Host/Origin refusal or 403 without CORS headers (the browser then refuses the request).
+        """
+        origin = self.headers[b"origin"]
+        refusal = self.host_and_origin_refusal(origin)
+        if refusal is None and not cors.cors_allows(origin, self.headers.get(b"host"), self.scope.get("server")):
+            refusal = ForbiddenOrigin("Forbidden: this origin may not call the endpoint cross-origin")
+        if refusal is not None:
+            await self.refuse(refusal)
+            return
+        await self.send_response(204, b"", cors.preflight_headers(
+            origin, self.headers.get(b"access-control-request-headers"), self.cors_methods))
 
     # Authentication -----------------------------------------------------------------------------
 
@@ -225,6 +263,8 @@ class HttpStreamConsumer(AsyncConsumer):
             return
         self.response_started = True
         all_headers = list(headers or [])
+        if self.cors_headers:
+            all_headers += self.cors_headers
         if body:
             all_headers.append((b"content-length", str(len(body)).encode()))
         await self._send({"type": "http.response.start", "status": status, "headers": all_headers})
@@ -246,7 +286,7 @@ class HttpStreamConsumer(AsyncConsumer):
             return
         self.response_started = self.sse_started = True
         await self._send({"type": "http.response.start", "status": 200,
-                          "headers": [*constants.SSE_HEADERS, *(headers or [])]})
+                          "headers": [*constants.SSE_HEADERS, *(headers or []), *(self.cors_headers or ())]})
         self._schedule_keepalive()
 
     async def send_sse(self, chunk: bytes) -> None:

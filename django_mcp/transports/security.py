@@ -1,21 +1,43 @@
 """
-DNS-rebinding protection and content negotiation for the HTTP transports (MCP spec 2025-11-25, basic/transports#streamable-http; MCP security best practices).
+DNS-rebinding protection and content negotiation for the HTTP transports (MCP spec 2025-11-25,
+basic/transports#security-warning: servers MUST validate the ``Origin`` header; MCP security best
+practices, "DNS rebinding").
 
 Hosts are checked against Django's ``ALLOWED_HOSTS`` (as Django itself does, including its
-localhost allowance under ``DEBUG``). An ``Origin`` header, when present, must name an allowed host
-too, or be listed in ``DJANGO_MCP["ALLOWED_ORIGINS"]``; browsers cannot forge it, so a page on a
-rebinding domain is refused even when it reaches 127.0.0.1.
+localhost allowance under ``DEBUG``). An ``Origin`` header, when present, is compared *exactly*
+(scheme, host and port; RFC 6454 section 5) with the origins this server trusts:
+
+- its own: ``http``/``https`` on the default port of each exact ``ALLOWED_HOSTS`` entry, and the
+  origin of ``DJANGO_MCP["PUBLIC_BASE_URL"]``;
+- ``DJANGO_MCP["ALLOWED_ORIGINS"]`` and the CORS allow-list (:mod:`.cors`): an origin allowed to
+  call cross-origin must get past this check too;
+- the request's own ``scheme://Host``, but only when that Host matched an exact ``ALLOWED_HOSTS``
+  entry: a rebinding page's Origin always equals its Host, so a Host let in by ``"*"`` or by a
+  pattern such as ``.example.com`` proves nothing;
+- loopback origins (``localhost``, ``127.0.0.0/8``, ``[::1]``, any port) when the request itself
+  names a loopback Host and arrived on a loopback address: local development and the MCP
+  Inspector. A rebinding page cannot have a loopback Origin.
+
+``"*"`` and patterns never make an origin trusted. No Origin (non-browser clients) is fine.
 """
 
+import ipaddress
+from functools import lru_cache
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.core.signals import setting_changed
 from django.http.request import split_domain_port, validate_host
 
 from ..conf import mcp_settings
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
 def allowed_hosts() -> list[str]:
+    """Django's ``ALLOWED_HOSTS``, with Django's own localhost allowance under ``DEBUG``."""
     hosts = list(settings.ALLOWED_HOSTS)
     if settings.DEBUG and not hosts:
         hosts = [".localhost", "127.0.0.1", "[::1]"]
@@ -30,17 +52,127 @@ def host_is_allowed(host: str | None) -> bool:
     return bool(domain) and validate_host(domain, allowed_hosts())
 
 
-def origin_is_allowed(origin: str | None) -> bool:
-    """Whether a request's ``Origin`` may talk to us; no Origin (non-browser clients) is fine."""
+# Origins -------------------------------------------------------------------------------------
+
+
+def normalise_origin(value: str | None, *, lenient: bool = False) -> str | None:
+    """
+    ``scheme://host[:port]`` lower-cased, default ports dropped; None unless ``value`` is an http(s)
+    origin. An ``Origin`` header is exactly that serialisation (RFC 6454 section 6.1), so anything
+    more is refused; ``lenient`` (for settings) accepts a URL and keeps only its origin.
+    """
+    if not value:
+        return None
+    try:
+        parts = urlsplit(value.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS or not parts.hostname or "@" in parts.netloc:
+        return None
+    if not lenient and (parts.path or parts.query or parts.fragment or value != value.strip()):
+        return None
+    host = parts.hostname.lower()
+    if ":" in host:
+        host = f"[{host}]"
+    if port is None or port == DEFAULT_PORTS[scheme]:
+        return f"{scheme}://{host}"
+    return f"{scheme}://{host}:{port}"
+
+
+def origin_hostname(origin: str) -> str:
+    """The host of a normalised origin, brackets of an IPv6 address removed."""
+    netloc = origin.split("://", 1)[1]
+    if netloc.startswith("["):
+        return netloc[1:netloc.index("]")]
+    return netloc.rsplit(":", 1)[0]
+
+
+def is_exact_host(entry: str) -> bool:
+    """An ``ALLOWED_HOSTS`` entry naming one host: neither ``*`` nor a ``.example.com`` pattern."""
+    return bool(entry) and "*" not in entry and not entry.startswith(".")
+
+
+@lru_cache(maxsize=1)
+def exact_allowed_hosts() -> frozenset[str]:
+    """The exact entries of ``ALLOWED_HOSTS``, lower-cased."""
+    return frozenset(entry.lower() for entry in allowed_hosts() if is_exact_host(entry))
+
+
+@lru_cache(maxsize=1)
+def own_origins() -> frozenset[str]:
+    """
+    The origins trusted whatever the request: http and https on the default port of each exact
+    ``ALLOWED_HOSTS`` entry, ``PUBLIC_BASE_URL``'s origin, and ``DJANGO_MCP["ALLOWED_ORIGINS"]``.
+    """
+    origins = {f"{scheme}://{host}" for host in exact_allowed_hosts() for scheme in DEFAULT_PORTS}
+    configured = [mcp_settings.PUBLIC_BASE_URL, *mcp_settings.ALLOWED_ORIGINS]
+    origins.update(filter(None, (normalise_origin(value, lenient=True) for value in configured)))
+    return frozenset(origins)
+
+
+def is_loopback_name(name: str) -> bool:
+    """``localhost`` or a loopback IP address (no brackets, no port)."""
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def loopback_request(host: str | None, server: Any) -> bool:
+    """
+    Whether the request names a loopback Host and arrived on a loopback address (the ASGI
+    ``server`` of the connection): a browser on this machine talking to a server bound to loopback.
+    """
+    if not host or not server or not isinstance(server[0], str):
+        return False
+    domain, _port = split_domain_port(host)
+    return is_loopback_name(domain.strip("[]")) and is_loopback_name(server[0])
+
+
+def own_request_origin(host: str, scheme: str) -> str | None:
+    """``scheme://Host`` of the request, when its Host matched an exact ``ALLOWED_HOSTS`` entry."""
+    domain, port = split_domain_port(host)
+    if domain not in exact_allowed_hosts():
+        return None
+    return normalise_origin(f"{scheme}://{domain}:{port}" if port else f"{scheme}://{domain}")
+
+
+def origin_is_allowed(origin: str | None, host: str | None = None, scheme: str = "http", server: Any = None) -> bool:
+    """
+    Whether a request's ``Origin`` may talk to us (see the module docstring); ``host``, ``scheme``
+    and ``server`` describe the request (its Host header, ASGI scheme and server address).
+    """
     if origin is None:
         return True
-    if origin in mcp_settings.ALLOWED_ORIGINS:
-        return True
-    parts = urlsplit(origin)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    normalised = normalise_origin(origin)
+    if normalised is None:
         return False
-    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
-    return validate_host(host, allowed_hosts())
+    if normalised in own_origins():
+        return True
+    if host and normalised == own_request_origin(host, scheme):
+        return True
+    if loopback_request(host, server) and is_loopback_name(origin_hostname(normalised)):
+        return True
+    # Imported here: the CORS module builds on this one.
+    from .cors import cors_listed
+
+    return cors_listed(origin, normalised)
+
+
+def _forget(**kwargs: Any) -> None:
+    # Tests change ALLOWED_HOSTS, DEBUG and DJANGO_MCP; any change is rare enough to drop all.
+    exact_allowed_hosts.cache_clear()
+    own_origins.cache_clear()
+
+
+setting_changed.connect(_forget)
+
+
+# Content negotiation ---------------------------------------------------------------------------
 
 
 def media_types(header: str | None) -> list[str]:

@@ -1,8 +1,12 @@
-"""Host/Origin checks and content negotiation (MCP spec 2025-11-25, basic/transports#streamable-http; MCP security best practices)."""
+"""
+Host/Origin checks and content negotiation (MCP spec 2025-11-25, basic/transports#security-warning
+and #streamable-http; MCP security best practices, "DNS rebinding").
+"""
 
 import pytest
 
-from django_mcp.transports.security import accepts, allowed_hosts, host_is_allowed, media_types, origin_is_allowed
+from django_mcp.transports.security import (accepts, allowed_hosts, host_is_allowed, media_types, normalise_origin,
+                                            origin_is_allowed)
 
 
 @pytest.mark.parametrize(
@@ -43,15 +47,56 @@ def test_wildcard_subdomains(settings):
     assert not host_is_allowed("example.org")
 
 
+LOOPBACK_SERVER = ("127.0.0.1", 8000)
+
+
+@pytest.mark.parametrize(
+    ("value", "normalised"),
+    [
+        ("http://localhost:3000", "http://localhost:3000"),
+        ("HTTPS://App.Example.COM", "https://app.example.com"),
+        ("https://app.example.com:443", "https://app.example.com"),
+        ("http://app.example.com:80", "http://app.example.com"),
+        ("http://app.example.com:443", "http://app.example.com:443"),
+        ("http://[::1]:6274", "http://[::1]:6274"),
+        ("http://[::1]:80", "http://[::1]"),
+        ("http://app.example.com/", None),  # an Origin header has no path
+        ("http://app.example.com?x=1", None),
+        ("http://user@app.example.com", None),
+        ("http://app.example.com:99999", None),
+        ("http://app.example.com:port", None),
+        (" http://app.example.com", None),
+        ("null", None),
+        ("file://", None),
+        ("chrome-extension://abc", None),
+        ("localhost", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_normalise_origin(value, normalised):
+    assert normalise_origin(value) == normalised
+
+
+def test_settings_are_normalised_leniently():
+    assert normalise_origin("https://Claude.ai/", lenient=True) == "https://claude.ai"
+    assert normalise_origin("https://mcp.example.com:443/base/path", lenient=True) == "https://mcp.example.com"
+    assert normalise_origin("*", lenient=True) is None
+    assert normalise_origin(".example.com", lenient=True) is None
+
+
 @pytest.mark.parametrize(
     ("origin", "allowed"),
     [
         (None, True),  # non-browser clients send none
-        ("http://localhost:3000", True),
+        ("http://localhost", True),  # tests.settings: ALLOWED_HOSTS = 127.0.0.1, localhost, [::1], testserver
         ("https://127.0.0.1", True),
-        ("http://[::1]:6274", True),
+        ("http://[::1]", True),
+        ("http://testserver", True),
+        ("http://localhost:3000", False),  # another port is another origin (no loopback request here)
         ("https://evil.example", False),
         ("http://localhost.evil.example", False),
+        ("http://127.0.0.1.nip.io", False),
         ("null", False),
         ("file://", False),
         ("chrome-extension://abc", False),
@@ -59,21 +104,116 @@ def test_wildcard_subdomains(settings):
         ("", False),
     ],
 )
-def test_origin(origin, allowed):
+def test_origin_without_request_context(origin, allowed):
     assert origin_is_allowed(origin) is allowed
 
 
-def test_allowed_origins_setting(settings):
-    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "ALLOWED_ORIGINS": ["https://claude.ai"]}
-    assert origin_is_allowed("https://claude.ai")
-    assert not origin_is_allowed("https://claude.ai.evil.example")
+def test_scheme_and_port_must_match_exactly(settings):
+    """Regression: only the Origin's hostname used to be checked, whatever its scheme and port."""
+    settings.ALLOWED_HOSTS = ["app.example.com"]
+    assert origin_is_allowed("https://app.example.com")
+    assert origin_is_allowed("http://app.example.com")
+    assert origin_is_allowed("https://app.example.com:443")
+    assert not origin_is_allowed("https://app.example.com:8443")
+    assert not origin_is_allowed("http://app.example.com:8080")
+    assert not origin_is_allowed("ftp://app.example.com")
+    assert not origin_is_allowed("wss://app.example.com")
+
+
+def test_wildcard_allowed_hosts_trusts_no_origin(settings):
+    """Regression: ``ALLOWED_HOSTS = ["*"]`` used to let every Origin in, DNS rebinding included."""
+    settings.ALLOWED_HOSTS = ["*"]
+    assert host_is_allowed("rebind.example:8000")  # the Host check is Django's: anything goes
+    # A rebinding page: its Origin equals the Host it reached, and the socket is on loopback.
+    assert not origin_is_allowed("http://rebind.example:8000", "rebind.example:8000", "http", LOOPBACK_SERVER)
     assert not origin_is_allowed("https://evil.example")
+    assert not origin_is_allowed("http://localhost:3000", "rebind.example:8000", "http", LOOPBACK_SERVER)
+
+
+def test_subdomain_patterns_trust_no_origin(settings):
+    """Regression: a ``.example.com`` entry used to trust every subdomain's Origin, and its own Host's."""
+    settings.ALLOWED_HOSTS = [".example.com"]
+    assert host_is_allowed("api.example.com")
+    assert not origin_is_allowed("https://api.example.com", "api.example.com", "https")
+    assert not origin_is_allowed("https://example.com")
+    assert not origin_is_allowed("https://evil.example.com")
+
+
+def test_same_origin_needs_an_exact_host(settings):
+    """A page served by this server (Origin == scheme://Host) is trusted when that Host is listed exactly."""
+    settings.ALLOWED_HOSTS = ["app.example.com", ".example.org"]
+    assert origin_is_allowed("https://app.example.com:8443", "app.example.com:8443", "https")
+    assert origin_is_allowed("https://APP.example.com:8443", "app.example.com:8443", "https")
+    assert origin_is_allowed("http://app.example.com", "app.example.com:80", "http")
+    assert not origin_is_allowed("https://app.example.com:8443", "app.example.com:8443", "http")
+    assert not origin_is_allowed("https://app.example.com:9000", "app.example.com:8443", "https")
+    assert not origin_is_allowed("https://www.example.org:8443", "www.example.org:8443", "https")
+
+
+def test_public_base_url_is_an_own_origin(settings):
+    settings.ALLOWED_HOSTS = ["*"]
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "PUBLIC_BASE_URL": "https://mcp.example.com/"}
+    assert origin_is_allowed("https://mcp.example.com", "10.0.0.7:8000", "http")
+    assert not origin_is_allowed("http://mcp.example.com")
+    assert not origin_is_allowed("https://mcp.example.com:8443")
+
+
+def test_allowed_origins_setting(settings):
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "ALLOWED_ORIGINS": ["https://claude.ai", "*", ".example.com"]}
+    assert origin_is_allowed("https://claude.ai")
+    assert origin_is_allowed("https://claude.ai:443")
+    assert not origin_is_allowed("http://claude.ai")
+    assert not origin_is_allowed("https://claude.ai:8443")
+    assert not origin_is_allowed("https://claude.ai.evil.example")
+    assert not origin_is_allowed("https://evil.example")  # "*" is no origin
+    assert not origin_is_allowed("https://api.example.com")
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:8000", "localhost:8000", "[::1]:8000"])
+@pytest.mark.parametrize(
+    ("origin", "allowed"),
+    [
+        ("http://localhost:6274", True),  # the MCP Inspector
+        ("http://127.0.0.1:3000", True),
+        ("http://127.0.0.2:3000", True),
+        ("https://localhost:5173", True),
+        ("http://[::1]:6274", True),
+        ("http://app.localhost:3000", False),  # only literal loopback names
+        ("http://localhost.evil.example", False),
+        ("http://evil.example:8000", False),
+    ],
+)
+def test_loopback_origins_on_a_loopback_request(host, origin, allowed):
+    assert origin_is_allowed(origin, host, "http", LOOPBACK_SERVER) is allowed
+    assert origin_is_allowed(origin, host, "http", ["::1", 8000]) is allowed
+
+
+def test_loopback_origins_need_a_loopback_host_and_socket(settings):
+    settings.ALLOWED_HOSTS = ["mcp.example.com", "127.0.0.1"]
+    # Reached on a public address (the server is not bound to loopback only).
+    assert not origin_is_allowed("http://localhost:6274", "127.0.0.1:8000", "http", ("10.0.0.7", 8000))
+    # A proxy on this machine forwarding a public Host.
+    assert not origin_is_allowed("http://localhost:6274", "mcp.example.com", "http", LOOPBACK_SERVER)
+    # Unknown server address, or a Unix socket.
+    assert not origin_is_allowed("http://localhost:6274", "127.0.0.1:8000", "http", None)
+    assert not origin_is_allowed("http://localhost:6274", "127.0.0.1:8000", "http", ("/run/mcp.sock", None))
+
+
+def test_localhost_development_with_debug(settings):
+    settings.ALLOWED_HOSTS = []
+    settings.DEBUG = True
+    assert origin_is_allowed("http://localhost:8000", "localhost:8000", "http", LOOPBACK_SERVER)
+    assert origin_is_allowed("http://127.0.0.1:8000", "127.0.0.1:8000", "http", LOOPBACK_SERVER)
+    assert origin_is_allowed("http://localhost:6274", "localhost:8000", "http", LOOPBACK_SERVER)
+    assert not origin_is_allowed("http://evil.example:8000", "localhost:8000", "http", LOOPBACK_SERVER)
 
 
 def test_origin_follows_allowed_hosts_changes(settings):
     assert not origin_is_allowed("https://app.example.com")
     settings.ALLOWED_HOSTS = ["app.example.com"]
     assert origin_is_allowed("https://app.example.com")
+    settings.ALLOWED_HOSTS = ["*"]
+    assert not origin_is_allowed("https://app.example.com")
 
 
 def test_media_types():
