@@ -14,6 +14,7 @@ has a timeout and every wait a deadline; the workers send keep-alive comments ev
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator, Mapping
 
@@ -241,3 +242,59 @@ def test_sessions_on_both_workers_stay_apart(workers: Workers, logs: None) -> No
     finally:
         on_a.close()
         on_b.close()
+
+
+# --- nothing dropped between workers (issue 11) ------------------------------------------------
+
+
+def test_a_500_request_batch_posted_to_b_gets_500_answers_on_a(workers: Workers, logs: None) -> None:
+    """
+    Every answer reaches the stream on A, however fast B produces them: they are sent to the
+    stream's channel with backpressure, not through a group send, which drops what exceeds the
+    channel's capacity (100 by default; before the fix about a third of these went missing).
+    """
+    session = SseSession.open(workers.a)
+    try:
+        session.initialize(workers.b, version="2025-03-26")
+        batch = [session.message("ping") for _ in range(500)]
+        session.accepted(workers.b, batch)
+        wanted = {message["id"] for message in batch}
+        seen = set()
+        deadline = time.monotonic() + 30
+        while seen != wanted:
+            event = session.stream.next_event(deadline)
+            assert event is not None, f"stream ended after {len(seen)} answers"
+            if event.get("event") == "message":
+                seen.add(json.loads(event["data"]).get("id"))
+    finally:
+        session.close()
+
+
+def test_in_a_batch_the_first_answer_does_not_tear_down_the_others(workers: Workers, logs: None) -> None:
+    """
+    A batch POSTed to B holds a quick request and one that asks the client (elicitation) and waits:
+    the quick one ending must not take the session's group away from the waiting one, whose
+    answer the client POSTs to A and A relays to B.
+    """
+    session = SseSession.open(workers.a)
+    try:
+        session.initialize(workers.b, version="2025-03-26", capabilities={"elicitation": {}})
+        ask = session.message("tools/call", {"name": "ask_name", "arguments": {}})
+        # Ends half a second in: after the ask has joined the session's group to hear the answer.
+        quick = session.message("tools/call", {"name": "slow_steps", "arguments": {"steps": 1, "delay": 0.5}})
+        session.accepted(workers.b, [ask, quick])
+        seen: dict[str, dict] = {}
+        while len(seen) < 2:  # the quick answer and the elicitation request, in either order
+            message = session.stream.next_message()
+            if message.get("method") == "elicitation/create":
+                seen["elicitation"] = message
+            elif message.get("id") == quick["id"]:
+                seen["quick"] = message
+        elicitation = seen["elicitation"]
+        time.sleep(0.3)  # the quick one has ended, and with it (before the fix) the POST's groups
+        session.accepted(workers.a, {"jsonrpc": "2.0", "id": elicitation["id"],
+                                     "result": {"action": "accept", "content": {"name": "Ada"}}})
+        answer, _ = session.stream.wait_for(lambda m: m.get("id") == ask["id"], timeout=10)
+        assert tool_text(answer) == "Hello, Ada!"
+    finally:
+        session.close()

@@ -421,3 +421,27 @@ def test_stream_closed_on_a_is_resumed_on_b(workers: Workers, logs: None) -> Non
     resumed.stream.close()
     assert result["id"] == message["id"]
     assert result["result"]["content"][0]["text"] == "Reconnection test completed successfully"
+
+
+def test_concurrent_subscribes_on_both_workers_keep_each_other(workers: Workers, logs: None) -> None:
+    """
+    ``resources/subscribe`` calls of one session arriving together on both workers all stick: the
+    store adds each URI atomically (a row lock on PostgreSQL) instead of writing back a list read
+    earlier, which lost the other worker's additions.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    import psycopg
+
+    session = LegacySession.start(workers.a)
+    uris = [f"memo://items/{n}" for n in range(24)]
+    messages = [session.message("resources/subscribe", {"uri": uri}) for uri in uris]
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda pair: request(pair[0], "POST", pair[1], session.headers()),
+                                [((workers.a, workers.b)[n % 2], message) for n, message in enumerate(messages)]))
+    assert all(answer.status == 200 and answer.body.get("result") == {} for answer in answers), answers
+    dsn = f"host=127.0.0.1 port=5432 user=postgres dbname={workers.env['MCP_TEST_PG_NAME']}"
+    with psycopg.connect(dsn) as connection:
+        stored = connection.execute("SELECT subscriptions FROM django_mcp_mcpsession WHERE id = %s",
+                                    [session.id]).fetchone()[0]
+    assert sorted(stored) == sorted(uris)
