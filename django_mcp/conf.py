@@ -32,7 +32,8 @@ DEFAULTS: dict[str, Any] = {
     # The 2024-11-05 HTTP+SSE transport's two endpoints; None leaves them out.
     "SSE_PATH": "sse",
     "SSE_MESSAGES_PATH": "messages/",
-    # Origins allowed besides the server's own; hosts come from Django's ALLOWED_HOSTS.
+    # Exact origins (scheme, host, port) allowed besides the server's own; hosts come from
+    # Django's ALLOWED_HOSTS. "*" and patterns never make an origin trusted.
     "ALLOWED_ORIGINS": [],
     # Request bodies above this many bytes are refused with 413.
     "MAX_REQUEST_BODY_SIZE": 4 * 1024 * 1024,

@@ -47,6 +47,7 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
     site: Any = None
     messages_path: str | None = None
     transport = "http-sse"
+    cors_methods = ("GET",)
 
     async def http_request(self, message: dict[str, Any]) -> None:
         if self.response_started:
@@ -115,6 +116,7 @@ class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
 
     site: Any = None
     transport = "http-sse"
+    cors_methods = ("POST",)
 
     def dispatcher(self) -> Any:
         return dispatcher_for(self.site or get_default_site())
