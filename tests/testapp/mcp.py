@@ -58,6 +58,15 @@ async def wait_forever(ctx: Context) -> str:
     return "woke up"
 
 
+@tool()
+def sleep_sync(seconds: float) -> str:
+    """Block a thread for a while (a slow sync tool: a report, an external API, a big query)."""
+    import time
+
+    time.sleep(min(seconds, 10))
+    return f"slept {seconds}"
+
+
 @resource("memo://greeting", name="greeting", description="A greeting.", mime_type="text/plain")
 def greeting() -> str:
     return "Hello from the test app."

@@ -47,3 +47,24 @@ async def test_a_blocked_sync_tool_does_not_hold_up_another_request():
     first = await waiting
     assert json.loads(releasing["body"])["result"]["content"][0]["text"] == "done"
     assert json.loads(first["body"])["result"]["content"][0]["text"] == "released"
+
+
+def test_a_slow_sync_tool_does_not_stall_other_clients_of_a_live_worker(live_server_mcp):
+    # Over real sockets on daphne: while one client's sync tool blocks its thread, another
+    # client's sync tool is answered; the slow one is still running when that answer arrives.
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.transports.sse_client import request
+
+    def modern(name: str, arguments: dict, request_id: int):
+        body = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                "params": {"name": name, "arguments": arguments, "_meta": META}}
+        return request(live_server_mcp, "POST", body, {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call",
+                                                       "Mcp-Name": name})
+
+    with ThreadPoolExecutor(2) as pool:
+        slow = pool.submit(modern, "sleep_sync", {"seconds": 4}, 1)
+        quick = modern("echo", {"text": "still served"}, 2)
+        assert quick.body["result"]["content"][0]["text"] == "still served"
+        assert not slow.done(), "the slow tool finished first: it did not overlap the quick one"
+        assert slow.result(timeout=15).body["result"]["content"][0]["text"] == "slept 4.0"
