@@ -24,7 +24,9 @@ from ..authentication import (AuthenticationFailed, IncomingRequest, NotAuthenti
 from ..conf import mcp_settings
 from ..fanout import EVENT_TYPES, layer_call
 from ..protocol import jsonrpc
+from ..protocol.errors import InternalError
 from . import constants, cors, sse
+from .outages import RETRY_AFTER_SECONDS, is_outage
 from .refusals import ForbiddenOrigin, MisdirectedHost, PayloadTooLarge, Refusal
 from .security import host_is_allowed, origin_is_allowed
 
@@ -111,7 +113,32 @@ class HttpStreamConsumer(AsyncConsumer):
             if incoming not in done:
                 incoming.cancel()
                 break
-            await self.dispatch(incoming.result())
+            try:
+                await self.dispatch(incoming.result())
+            except StopConsumer:
+                raise
+            except Exception as exc:
+                await self.fail(exc)
+                return
+
+    async def fail(self, exc: BaseException) -> None:
+        """
+        End the exchange after an unexpected error: a JSON-RPC error (503 with ``Retry-After`` when a
+        backing service is away, else 500) if nothing was sent yet, else the end of the stream. The
+        client is never left waiting, and the error's details stay in the log.
+        """
+        outage = is_outage(exc)
+        logger.error("%s while serving %s %s", "Service unavailable" if outage else "Unexpected error",
+                     self.scope.get("method"), self.scope.get("path"), exc_info=exc)
+        if not self.response_started:
+            if outage:
+                await self.send_error(503, None, InternalError("Service temporarily unavailable; retry shortly"),
+                                      [(b"retry-after", str(RETRY_AFTER_SECONDS).encode())])
+            else:
+                await self.send_error(500, None, InternalError())
+        elif self.sse_started:
+            await self.end_sse()
+        self.finished.set()
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         handler = getattr(self, get_handler_name(message), None)

@@ -241,10 +241,15 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
                 await self.send_answers([], era)
                 return
             raise
-        if ctx.scope_challenge and "error" in response and not self.sse_started and not self.connection_gone:
-            await self.refuse_for_scope(response, ctx.scope_challenge)
-            return
-        await self.send_answers([response], era)
+        try:
+            if ctx.scope_challenge and "error" in response and not self.sse_started and not self.connection_gone:
+                await self.refuse_for_scope(response, ctx.scope_challenge)
+                return
+            await self.send_answers([response], era)
+        except Exception as exc:
+            # Sending needs the store or the channel layer (resumable streams): if they are away,
+            # the client must still not be left waiting.
+            await self.fail(exc)
 
     async def respond(self, tasks: list[asyncio.Future[Any]], era: Era, *, batch: bool = False) -> None:
         """
