@@ -261,18 +261,24 @@ async def test_calls_run_as_the_given_user() -> None:
 # --- --print-config -----------------------------------------------------------------------------
 
 
-def print_config(stdio_env: Mapping[str, str], *args: str, **overrides: str | None) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "manage.py", "mcp_stdio", "--print-config", *args], cwd=ROOT,
+def print_config(stdio_env: Mapping[str, str], *args: str, command: tuple[str, ...] = ("manage.py", "mcp_stdio"),
+                 cwd: Path = ROOT, **overrides: str | None) -> subprocess.Popen[bytes]:
+    """``--print-config`` in a child process (by default ``manage.py mcp_stdio`` from the repository root)."""
+    return subprocess.Popen([sys.executable, *command, "--print-config", *args], cwd=cwd,
                             env=child_env(stdio_env, **overrides), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 @pytest.fixture(scope="module")
-def printed_configs(stdio_env: Mapping[str, str]) -> dict[str, dict[str, Any]]:
-    """``--print-config`` output (parsed) for three invocations, run side by side."""
+def printed_configs(stdio_env: Mapping[str, str],
+                    tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """``--print-config`` output (parsed) for four invocations, run side by side."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
     processes = {
         "plain": print_config(stdio_env),
         "user and name": print_config(stdio_env, "--user", "alice", "--name", "library"),
         "user from env": print_config(stdio_env, DJANGO_MCP_USER="alice"),
+        "launcher elsewhere": print_config(stdio_env, command=("-m", "django_mcp.stdio"), cwd=elsewhere,
+                                           PYTHONPATH=str(ROOT)),
     }
     configs = {}
     for label, process in processes.items():
@@ -302,6 +308,8 @@ def test_print_config(printed_configs: dict[str, dict[str, Any]]) -> None:
     assert library["args"] == ["-m", "django_mcp.stdio", "--user", "alice"]
     assert library["env"]["DJANGO_SETTINGS_MODULE"] == "tests.settings"
     assert printed_configs["user from env"]["mcpServers"]["django"]["args"][-2:] == ["--user", "alice"]
+    # Started from another directory, the launcher still names the directory the settings import from.
+    assert printed_configs["launcher elsewhere"]["mcpServers"]["django"]["env"]["PYTHONPATH"] == str(ROOT)
 
 
 @live

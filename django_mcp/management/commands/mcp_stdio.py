@@ -65,12 +65,23 @@ class Command(BaseCommand):
         ``python -m django_mcp.stdio`` launcher, which keeps stdout clean from before Django starts
         (docs/stdio.md), with the settings module and the project directory in its environment.
         """
-        script = Path(sys.argv[0]).resolve()
-        # manage.py puts its own directory on sys.path; a host starts us from anywhere.
-        project = script.parent if script.name == "manage.py" else Path.cwd()
         args = ["-m", "django_mcp.stdio"]
         if username:
             args += ["--user", username]
         env = {"DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", ""),
-               "PYTHONPATH": str(project)}
+               "PYTHONPATH": str(project_dir())}
         return {"mcpServers": {name: {"command": sys.executable, "args": args, "env": env}}}
+
+
+def project_dir() -> Path:
+    """
+    The directory to put on ``PYTHONPATH`` so the settings import from anywhere (a host starts the
+    server from its own working directory): the one holding the settings' top-level package.
+    """
+    top = sys.modules.get(os.environ.get("DJANGO_SETTINGS_MODULE", "").partition(".")[0])
+    location = getattr(top, "__file__", None)
+    if location:
+        path = Path(location).resolve()
+        return path.parent.parent if path.name == "__init__.py" else path.parent
+    script = Path(sys.argv[0]).resolve()
+    return script.parent if script.name == "manage.py" else Path.cwd()
