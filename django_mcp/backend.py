@@ -17,7 +17,7 @@ from .context import Context
 from .cursors import decode_cursor, encode_cursor
 from .protocol.backend import Page
 from .protocol.context import RequestContext
-from .protocol.errors import InvalidParams, ResourceNotFound
+from .protocol.errors import InvalidParams, ResourceNotFound, echo, echo_text
 
 
 if TYPE_CHECKING:
@@ -177,7 +177,7 @@ class SiteBackend:
         # A cursor of another listing is as wrong as a forged one.
         if (not isinstance(payload, list) or len(payload) != 3 or payload[0] != kind or not isinstance(payload[1], int)
                 or not 0 <= payload[1] <= count):
-            raise InvalidParams("Invalid cursor", {"cursor": cursor})
+            raise InvalidParams("Invalid cursor", {"cursor": echo(cursor)})
         return payload[1], payload[2]
 
     async def list_tools(self, cursor: str | None, ctx: RequestContext) -> Page:
@@ -203,7 +203,7 @@ class SiteBackend:
         tool = await self.find("tool", name, ctx)
         # A tool the user may not use is reported exactly like one that does not exist.
         if tool is None:
-            raise InvalidParams(f"Unknown tool: {name}", {"name": name})
+            raise InvalidParams(f"Unknown tool: {echo_text(name)}", {"name": echo(name)})
         from .tools.calls import run_tool
         from .tools.policies import policies
 
@@ -262,7 +262,7 @@ class SiteBackend:
     async def get_prompt(self, name: str, arguments: dict[str, str], ctx: RequestContext) -> dict[str, Any]:
         prompt = await self.find("prompt", name, ctx)
         if prompt is None:
-            raise InvalidParams(f"Unknown prompt: {name}", {"name": name})
+            raise InvalidParams(f"Unknown prompt: {echo_text(name)}", {"name": echo(name)})
         return await prompt.get(arguments, ctx)  # type: ignore[attr-defined]
 
     async def complete(self, ref: dict[str, Any], argument: dict[str, Any], context: dict[str, str],
@@ -272,13 +272,13 @@ class SiteBackend:
         kind, key = {"ref/prompt": ("prompt", ref.get("name", "")),
                      "ref/resource": ("resource_template", ref.get("uri", ""))}.get(ref.get("type", ""), ("", ""))
         if not kind:
-            raise InvalidParams(f"Unknown completion reference type: {ref.get('type')}")
+            raise InvalidParams(f"Unknown completion reference type: {echo_text(ref.get('type'))}")
         target = await self.find(kind, key, ctx)
         if target is None:
             if kind == "resource_template" and await self.find("resource", key, ctx) is not None:
                 return {"values": [], "total": 0, "hasMore": False}  # a fixed URI has nothing to complete
             what = "prompt" if kind == "prompt" else "resource template"
-            raise InvalidParams(f"Unknown {what}: {key}")
+            raise InvalidParams(f"Unknown {what}: {echo_text(key)}")
         values = await target.get_completions(handle(ctx), name, value, context)  # type: ignore[attr-defined]
         if isinstance(values, Completions):
             result: dict[str, Any] = {"values": values[:COMPLETION_LIMIT],

@@ -4,7 +4,8 @@ The dispatcher: one parsed message plus its context in, one response out.
 It gates methods by the request's protocol revision (``mcp_types.methods`` holds the per-revision
 method maps and schemas), validates params, calls the handler, shapes the result for the revision
 (legacy results carry no ``resultType``; modern ones always do, plus ``serverInfo`` in ``_meta``,
-MCP spec 2026-07-28, basic#messages; MCP spec 2026-07-28, basic/versioning#backward-compatibility-with-initialization-based-versions) and turns exceptions into JSON-RPC errors.
+MCP spec 2026-07-28, basic#messages; MCP spec 2026-07-28,
+basic/versioning#backward-compatibility-with-initialization-based-versions) and turns exceptions into JSON-RPC errors.
 """
 
 import logging
@@ -26,6 +27,8 @@ from .errors import (
     McpError,
     MethodNotFound,
     InvalidParams,
+    echo,
+    echo_text,
 )
 from .handlers import completion, lifecycle, prompts, resources, subscriptions, tools
 from .versions import META_SERVER_INFO
@@ -52,7 +55,8 @@ HANDLERS: dict[str, Handler] = {
     "subscriptions/listen": subscriptions.listen,
 }
 
-# Which server capability each method needs (MCP spec 2026-07-28, architecture#capability-negotiation): without it the method is -32601.
+# Which server capability each method needs (MCP spec 2026-07-28, architecture#capability-negotiation): without it the
+# method is -32601.
 CAPABILITY_FOR_METHOD = {
     "tools/list": "tools",
     "tools/call": "tools",
@@ -94,10 +98,10 @@ class Dispatcher:
         """Run one method and return its wire-shaped result; raises :class:`McpError`."""
         handler = HANDLERS.get(method)
         if handler is None:
-            raise MethodNotFound(data=method)
+            raise MethodNotFound(data=echo(method))
         needed = CAPABILITY_FOR_METHOD.get(method)
         if needed is not None and needed not in self.backend.capabilities(ctx):
-            raise MethodNotFound(f"Method not found: {method} (the server offers no {needed})", data=method)
+            raise MethodNotFound(f"Method not found: {method} (the server offers no {needed})", data=echo(method))
         request = self.parse(method, params, ctx)
         ctx.method = method
         result = await handler(self, request.params, ctx)
@@ -108,10 +112,11 @@ class Dispatcher:
         try:
             return parse_client_request(method, ctx.protocol_version, params)
         except KeyError:
-            raise MethodNotFound(data=method) from None
+            raise MethodNotFound(data=echo(method)) from None
         except ValidationError as exc:
             first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
+            # A location names the client's own keys (``arguments.<key>``): repeated, but cut short.
+            where = echo_text(".".join(str(part) for part in first["loc"]))
             raise InvalidParams(f"Invalid params for {method}: {where}: {first['msg']}") from None
 
     def shape_result(self, method: str, result: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
@@ -134,7 +139,8 @@ class Dispatcher:
             raise InternalError("The server produced an invalid result") from None
 
     def error_for_era(self, exc: McpError, ctx: RequestContext) -> dict[str, Any]:
-        """The JSON-RPC error member, with resource-not-found spelled the era's way (MCP spec 2026-07-28, server/resources)."""
+        """The JSON-RPC error member, with resource-not-found spelled the era's way (MCP spec 2026-07-28,
+        server/resources)."""
         error = exc.to_error()
         if exc.code == RESOURCE_NOT_FOUND_LEGACY and ctx.is_modern:
             error["code"] = INVALID_PARAMS
@@ -144,7 +150,8 @@ class Dispatcher:
         return error
 
     def cacheable(self, result: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
-        """Add the 2026-07-28 caching directives (MCP spec 2026-07-28, server/utilities/caching); legacy shaping drops them."""
+        """Add the 2026-07-28 caching directives (MCP spec 2026-07-28, server/utilities/caching); legacy shaping drops
+        them."""
         if ctx.is_modern:
             if ctx.cache_hints:
                 for key, value in ctx.cache_hints.items():

@@ -1,10 +1,11 @@
-"""Validation of the per-request ``_meta`` envelope of 2026-07-28 (MCP spec 2026-07-28, basic#messages; MCP spec 2026-07-28, basic/versioning, SEP-2575)."""
+"""Validation of the per-request ``_meta`` envelope of 2026-07-28 (MCP spec 2026-07-28, basic#messages; MCP spec
+2026-07-28, basic/versioning, SEP-2575)."""
 
 from dataclasses import dataclass
 from typing import Any
 
 from .context import LOG_LEVELS
-from .errors import InvalidParams, UnsupportedProtocolVersion
+from .errors import InvalidParams, UnsupportedProtocolVersion, echo_text
 from .versions import (
     ALL_VERSIONS,
     META_CLIENT_CAPABILITIES,
@@ -38,7 +39,8 @@ def modern_version_of(message: dict[str, Any]) -> Any:
 def read_envelope(params: Any) -> ModernEnvelope:
     """
     Check the required ``_meta`` keys: a missing one is ``-32602`` (HTTP 400), a version we do not
-    serve statelessly is ``-32022`` with the versions we do serve (MCP spec 2026-07-28, basic/transports/streamable-http table).
+    serve statelessly is ``-32022`` with the versions we do serve (MCP spec 2026-07-28, basic/transports/streamable-http
+    table).
     """
     meta = params.get("_meta") if isinstance(params, dict) else None
     if not isinstance(meta, dict):
@@ -55,5 +57,5 @@ def read_envelope(params: Any) -> ModernEnvelope:
     client_info = meta.get(META_CLIENT_INFO)
     log_level = meta.get(META_LOG_LEVEL)
     if log_level is not None and log_level not in LOG_LEVELS:
-        raise InvalidParams(f"Unknown log level: {log_level}")
+        raise InvalidParams(f"Unknown log level: {echo_text(log_level)}")
     return ModernEnvelope(version, capabilities, client_info if isinstance(client_info, dict) else None, log_level)

@@ -22,6 +22,65 @@ MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 
+# How much of a client's value an error may repeat back. A request body may be megabytes, and a
+# value the client chose may nest a thousand levels deep (which the JSON encoder cannot write back
+# without a RecursionError): errors repeat strings only, cut to this many characters.
+ECHO_LIMIT = 512
+# The longest message an error carries, and the deepest ``data``: everything an error says is
+# bounded even when a message was built from a client's value somewhere else.
+MESSAGE_LIMIT = 2000
+DATA_DEPTH_LIMIT = 8
+
+
+def echo(value: Any, limit: int = ECHO_LIMIT) -> str | None:
+    """
+    A client's value fit to repeat in an error message or ``data``: a string, cut to ``limit``
+    characters (with an ellipsis when cut); None for anything that is not a string.
+    """
+    if not isinstance(value, str):
+        return None
+    return value if len(value) <= limit else value[:limit] + "\u2026"
+
+
+def echo_text(value: Any, limit: int = ECHO_LIMIT) -> str:
+    """:func:`echo` for an f-string: a value that is not a string is named by its JSON type only."""
+    echoed = echo(value, limit)
+    return echoed if echoed is not None else f"<{_json_type(value)}>"
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return type(value).__name__
+
+
+def bounded_data(value: Any, depth: int = 0) -> Any:
+    """
+    ``data`` as an error may send it: strings cut to :data:`MESSAGE_LIMIT`, and containers nested
+    deeper than :data:`DATA_DEPTH_LIMIT` dropped (None), so encoding it can never recurse without
+    end. What the server builds itself (capabilities, version lists) is far shallower.
+    """
+    if isinstance(value, str):
+        return echo(value, MESSAGE_LIMIT)
+    if isinstance(value, dict):
+        if depth >= DATA_DEPTH_LIMIT:
+            return None
+        return {str(key): bounded_data(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        if depth >= DATA_DEPTH_LIMIT:
+            return None
+        return [bounded_data(item, depth + 1) for item in value]
+    return value
+
+
 class McpError(Exception):
     """Root of every error that becomes a JSON-RPC error response."""
 
@@ -36,10 +95,15 @@ class McpError(Exception):
         super().__init__(self.message)
 
     def to_error(self) -> dict[str, Any]:
-        """The JSON-RPC ``error`` member for this exception."""
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        """
+        The JSON-RPC ``error`` member for this exception, bounded (:func:`bounded_data`) whatever
+        the code that raised it put in: an error must always be sendable (MCP spec 2026-07-28,
+        basic#error-codes).
+        """
+        message = echo(self.message, MESSAGE_LIMIT) or self.default_message
+        error: dict[str, Any] = {"code": self.code, "message": message}
         if self.data is not None:
-            error["data"] = self.data
+            error["data"] = bounded_data(self.data)
         return error
 
 
@@ -85,7 +149,7 @@ class ResourceNotFound(McpError):
     default_message = "Resource not found"
 
     def __init__(self, uri: str) -> None:
-        super().__init__(f"Resource not found: {uri}", {"uri": uri})
+        super().__init__(f"Resource not found: {echo_text(uri)}", {"uri": echo(uri)})
 
 
 class HeaderMismatch(McpError):
@@ -114,4 +178,9 @@ class UnsupportedProtocolVersion(McpError):
     default_message = "Unsupported protocol version"
 
     def __init__(self, requested: Any, supported: list[str]) -> None:
-        super().__init__(data={"supported": supported, "requested": requested})
+        # ``requested`` is a string in the error's schema (MCP spec 2026-07-28, basic#error-codes);
+        # any other value the client sent is not repeated back.
+        data: dict[str, Any] = {"supported": supported}
+        if isinstance(requested, str):
+            data["requested"] = echo(requested)
+        super().__init__(data=data)

@@ -7,7 +7,7 @@ from mcp_types.methods import parse_client_request
 from pydantic import ValidationError
 
 from ..context import LOG_LEVELS, RequestContext
-from ..errors import InvalidParams, McpError
+from ..errors import InvalidParams, McpError, echo_text
 from ..versions import ALL_VERSIONS, LEGACY_VERSIONS, Era, negotiate_legacy_version
 
 
@@ -17,8 +17,9 @@ if TYPE_CHECKING:
 
 def initialize_result(dispatcher: "Dispatcher", params: dict[str, Any] | None, ctx: RequestContext) -> dict[str, Any]:
     """
-    The ``InitializeResult`` for a legacy handshake (MCP spec 2025-11-25, basic/lifecycle#initialization). The transport creates the
-    session from it; ``ctx.protocol_version`` is set to the negotiated version.
+    The ``InitializeResult`` for a legacy handshake (MCP spec 2025-11-25,
+    basic/lifecycle#initialization). The transport creates the session from it;
+    ``ctx.protocol_version`` is set to the negotiated version.
     """
     requested = (params or {}).get("protocolVersion")
     if not isinstance(requested, str):
@@ -70,7 +71,7 @@ async def set_level(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) 
     """``logging/setLevel`` stores the session's threshold for ``notifications/message``."""
     level = params.level
     if level not in LOG_LEVELS:
-        raise InvalidParams(f"Unknown log level: {level}")
+        raise InvalidParams(f"Unknown log level: {echo_text(level)}")
     if ctx.session is None:
         raise McpError("logging/setLevel needs a session")
     await ctx.session.set_log_level(level)
@@ -78,7 +79,8 @@ async def set_level(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) 
 
 
 async def discover(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
-    """``server/discover`` (MCP spec 2026-07-28, basic/versioning, SEP-2575): versions, capabilities, instructions; cacheable."""
+    """``server/discover`` (MCP spec 2026-07-28, basic/versioning, SEP-2575): versions, capabilities, instructions;
+    cacheable."""
     result: dict[str, Any] = {
         "supportedVersions": list(reversed(ALL_VERSIONS)),
         "capabilities": dispatcher.backend.capabilities(ctx),

@@ -3,7 +3,7 @@
 from typing import TYPE_CHECKING, Any
 
 from ..context import RequestContext
-from ..errors import InvalidParams, McpError
+from ..errors import InvalidParams, McpError, echo, echo_text
 from ..pagination import page_fields
 from .interactive import run_interactive
 
@@ -39,7 +39,7 @@ async def subscribe(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) 
     if ctx.session is None:
         raise McpError("resources/subscribe needs a session")
     if not await dispatcher.backend.can_subscribe(params.uri, ctx):
-        raise InvalidParams(f"Unknown resource: {params.uri}", {"uri": params.uri})
+        raise InvalidParams(f"Unknown resource: {echo_text(params.uri)}", {"uri": echo(params.uri)})
     await ctx.session.subscribe(params.uri)
     return {}
 
