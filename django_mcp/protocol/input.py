@@ -2,11 +2,11 @@
 Asking the client for input — elicitation, sampling, roots — the same way in both eras.
 
 Legacy era: the server sends real JSON-RPC requests on the request's stream and waits for the
-client's answers. Modern era (2026-07-28, MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322): server-initiated requests are forbidden,
-so a missing answer raises :class:`InputRequired`; the dispatcher turns it into an
-``InputRequiredResult`` whose signed ``requestState`` carries the answers gathered so far, and the
-client's retry re-runs the handler with every answer available. Handlers therefore call these
-functions in a deterministic order and get the same keys each round.
+client's answers. Modern era (2026-07-28, MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322):
+server-initiated requests are forbidden, so a missing answer raises :class:`InputRequired`; the
+dispatcher turns it into an ``InputRequiredResult`` whose signed ``requestState`` carries the
+answers gathered so far, and the client's retry re-runs the handler with every answer available.
+Handlers therefore call these functions in a deterministic order and get the same keys each round.
 """
 
 import asyncio
@@ -16,7 +16,7 @@ import mcp_types
 from pydantic import BaseModel, ValidationError
 
 from .context import RequestContext
-from .errors import InvalidParams, McpError, MissingClientCapability
+from .errors import INTERNAL_ERROR, InvalidParams, McpError, MissingClientCapability, echo_text
 
 
 ELICIT = "elicitation/create"
@@ -29,12 +29,20 @@ RESULT_MODEL_FOR_METHOD: dict[str, type[BaseModel]] = {
     SAMPLE: mcp_types.CreateMessageResult,
     LIST_ROOTS: mcp_types.ListRootsResult,
 }
-# Methods whose results may be InputRequiredResult (MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322: MUST NOT for any other).
+# Methods whose results may be InputRequiredResult (MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322: MUST NOT for any
+# other).
 INPUT_CAPABLE_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 
 
-class ClientRequestError(Exception):
-    """A legacy client answered the server's request with an error, or not in time."""
+class ClientRequestError(McpError):
+    """
+    A legacy client answered the server's request with an error, or not in time: the request that
+    asked cannot finish, and gets a JSON-RPC error that says why (a tool's, a prompt's or a
+    resource's alike) instead of the catch-all for unexpected exceptions.
+    """
+
+    code = INTERNAL_ERROR
+    default_message = "The client did not answer the server's request"
 
 
 async def wait_for_client_answer(future: "asyncio.Future[dict[str, Any]]", method: str, timeout: float
@@ -46,7 +54,7 @@ async def wait_for_client_answer(future: "asyncio.Future[dict[str, Any]]", metho
         raise ClientRequestError(f"The client did not answer {method} in time") from None
     if "error" in answer:
         error = answer["error"] if isinstance(answer["error"], dict) else {}
-        raise ClientRequestError(f"The client refused {method}: {error.get('message', 'error')}")
+        raise ClientRequestError(f"The client refused {method}: {echo_text(error.get('message', 'error'))}")
     return answer.get("result") or {}
 
 

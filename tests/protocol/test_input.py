@@ -1,4 +1,5 @@
-"""Asking the client for input in both eras (MCP spec 2026-07-28, client/elicitation; MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322)."""
+"""Asking the client for input in both eras (MCP spec 2026-07-28, client/elicitation; MCP spec 2026-07-28,
+basic/patterns/mrtr, SEP-2322)."""
 
 import asyncio
 
@@ -7,6 +8,7 @@ import pytest
 
 from django_mcp.context import Context
 from django_mcp.protocol.context import RequestContext
+from django_mcp.protocol.dispatcher import Dispatcher
 from django_mcp.protocol.errors import InvalidParams, McpError, MissingClientCapability
 from django_mcp.protocol.input import (
     ELICIT,
@@ -16,8 +18,11 @@ from django_mcp.protocol.input import (
     client_has,
     request_input,
     required_capability,
+    wait_for_client_answer,
 )
 from django_mcp.protocol.versions import Era
+from django_mcp.request_state import SignedStateCodec
+from django_mcp.sites import McpSite
 
 
 FORM = {"type": "object", "properties": {"name": {"type": "string"}}}
@@ -238,3 +243,48 @@ def test_wants_log():
     assert ctx.wants_log("error")
     assert ctx.wants_log("critical")
     assert not ctx.wants_log("bogus")
+
+
+# A legacy client that does not answer (issue 11) -------------------------------------------------
+
+
+def asking_site():
+    site = McpSite()
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+
+    @site.tool()
+    async def ask_tool(ctx: Context) -> str:
+        return str((await ctx.elicit("Name?", schema, key="name")).action)
+
+    @site.prompt()
+    async def ask_prompt(ctx: Context) -> str:
+        return str((await ctx.elicit("Name?", schema, key="name")).action)
+
+    return site
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("method", "params"), [("tools/call", {"name": "ask_tool", "arguments": {}}),
+                                                ("prompts/get", {"name": "ask_prompt"})])
+@pytest.mark.parametrize(("answer", "message"), [
+    (None, "The client did not answer elicitation/create in time"),
+    ({"error": {"code": 1, "message": [[["deep"]]]}}, "The client refused elicitation/create: <array>"),
+    ({"error": {"code": 1, "message": "no"}}, "The client refused elicitation/create: no"),
+])
+async def test_a_client_that_does_not_answer_gets_an_error_that_says_so(method, params, answer, message, caplog):
+    # The transports wait for a legacy client's answer with wait_for_client_answer: a timeout or
+    # an error answer used to escape as an unexpected exception (-32603 "Internal error" and a
+    # logged traceback for prompts; "failed with an internal error" for tools).
+    async def send_request(method_asked, params_asked):
+        future = asyncio.get_running_loop().create_future()
+        if answer is not None:
+            future.set_result(answer)
+        return await wait_for_client_answer(future, method_asked, timeout=0.01)
+
+    dispatcher = Dispatcher(asking_site(), state_codec=SignedStateCodec())
+    ctx = legacy({"elicitation": {}}, send_request)
+    with caplog.at_level("WARNING", logger="django_mcp"):
+        response = await dispatcher.handle_request({"jsonrpc": "2.0", "id": 1, "method": method, "params": params},
+                                                   ctx)
+    assert response["error"] == {"code": -32603, "message": message}
+    assert not [record for record in caplog.records if record.levelname in ("WARNING", "ERROR")]
