@@ -61,7 +61,8 @@ class Backend(Protocol):
 
 
 class StateCodec(Protocol):
-    """Signs and verifies the opaque ``requestState`` of multi-round-trip requests (MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322)."""
+    """Signs and verifies the opaque ``requestState`` of multi-round-trip requests (MCP spec 2026-07-28,
+    basic/patterns/mrtr, SEP-2322)."""
 
     def encode(self, payload: dict[str, Any], ctx: RequestContext) -> str: ...
 

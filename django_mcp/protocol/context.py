@@ -39,8 +39,9 @@ class RequestContext:
     ``send_message`` delivers request-scoped messages (progress, log notifications; in the legacy
     era also server→client requests) on the request's own stream. ``send_request`` asks a legacy
     client something and waits for the answer; it is None where the client cannot be asked
-    (the modern era uses multi-round-trip results instead, MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322). ``listen`` yields change
-    notifications for ``subscriptions/listen``.
+    (the modern era uses multi-round-trip results instead, MCP spec 2026-07-28,
+    basic/patterns/mrtr, SEP-2322). ``listen`` yields change notifications for
+    ``subscriptions/listen``.
     """
 
     era: Era
@@ -102,8 +103,8 @@ class RequestContext:
     def wants_log(self, level: str) -> bool:
         """
         Whether a log message of ``level`` may be sent for this request: in the modern era only
-        when the request opted in with a level (MCP spec 2026-07-28, server/utilities/logging), in the legacy era when the session's
-        level (if one was set) allows it.
+        when the request opted in with a level (MCP spec 2026-07-28, server/utilities/logging), in
+        the legacy era when the session's level (if one was set) allows it.
         """
         threshold = self.log_level
         if threshold is None:

@@ -71,8 +71,8 @@ def validate_message(message: Any) -> Message:
     Check the JSON-RPC envelope of one message and return it.
 
     Raises :class:`InvalidRequest` for a non-object, a wrong ``jsonrpc`` member, a bad id (ids are
-    strings or integers and never null, MCP spec 2026-07-28, basic#messages), a non-string method, or params that are not an
-    object.
+    strings or integers and never null, MCP spec 2026-07-28, basic#messages), a non-string method,
+    or params that are not an object.
     """
     if not isinstance(message, dict):
         raise InvalidRequest("Invalid Request: a JSON-RPC message must be a JSON object")

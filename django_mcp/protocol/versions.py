@@ -41,8 +41,9 @@ def era_of(version: str) -> Era:
 
 def negotiate_legacy_version(requested: object) -> str:
     """
-    Pick the version to answer ``initialize`` with (MCP spec 2025-11-25, basic/lifecycle#initialization): the client's if we speak it,
-    else our latest handshake version. A modern version cannot be chosen through ``initialize``.
+    Pick the version to answer ``initialize`` with (MCP spec 2025-11-25,
+    basic/lifecycle#initialization): the client's if we speak it, else our latest handshake
+    version. A modern version cannot be chosen through ``initialize``.
     """
     if isinstance(requested, str) and requested in LEGACY_VERSIONS:
         return requested

@@ -1,7 +1,8 @@
 """
 The dispatcher driven directly, with a small :class:`McpSite` and a :class:`RequestContext` per era:
 method gating per revision, params validation, capability gating, result shaping, errors per era,
-pagination and multi-round-trip requests (MCP spec 2026-07-28, basic#messages; MCP spec 2026-07-28, basic/versioning; MCP spec 2026-07-28, server; MCP spec 2026-07-28, basic#error-codes).
+pagination and multi-round-trip requests (MCP spec 2026-07-28, basic#messages; MCP spec 2026-07-28, basic/versioning;
+MCP spec 2026-07-28, server; MCP spec 2026-07-28, basic#error-codes).
 """
 
 import asyncio

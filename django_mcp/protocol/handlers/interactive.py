@@ -50,7 +50,8 @@ async def run_interactive(dispatcher: "Dispatcher", ctx: RequestContext, params:
         if state.get("d") != digest:
             raise InvalidParams("requestState belongs to a different request")
         answers.update(state.get("a") or {})
-        # Only answers to what we asked count; unknown keys are ignored (MCP spec 2026-07-28, basic/patterns/mrtr, SEP-2322).
+        # Only answers to what we asked count; unknown keys are ignored (MCP spec 2026-07-28, basic/patterns/mrtr,
+        # SEP-2322).
         pending = set(state.get("p") or ())
         answers.update({key: _wire(value) for key, value in (responses or {}).items() if key in pending})
     elif responses:

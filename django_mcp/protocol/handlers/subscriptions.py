@@ -1,6 +1,7 @@
 """
-``subscriptions/listen`` (2026-07-28, MCP spec 2026-07-28, basic/patterns/subscriptions): acknowledge the honoured subset of the filter
-first, then forward change notifications tagged with the subscription id until either side ends.
+``subscriptions/listen`` (2026-07-28, MCP spec 2026-07-28, basic/patterns/subscriptions):
+acknowledge the honoured subset of the filter first, then forward change notifications tagged
+with the subscription id until either side ends.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -37,7 +38,8 @@ async def listen(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> 
     if "resourceSubscriptions" in honoured:
         # Only resources this user may read: the rest are left out of the acknowledged subset,
         # exactly like URIs that do not exist.
-        readable = [uri for uri in honoured["resourceSubscriptions"] if await dispatcher.backend.can_subscribe(uri, ctx)]
+        readable = [uri for uri in honoured["resourceSubscriptions"]
+                    if await dispatcher.backend.can_subscribe(uri, ctx)]
         if readable:
             honoured["resourceSubscriptions"] = readable
         else:
