@@ -136,7 +136,7 @@ class EventReader:
                         data.append(line[5:].removeprefix(" "))
                     elif line.startswith("event:"):
                         name = line[6:].strip()
-                if data:
+                if data and any(data):  # empty data primes a resumable stream: no message
                     return name, "\n".join(data)
             if self.ended:
                 return None

@@ -140,7 +140,9 @@ def check_sse_events(body: bytes) -> list[dict[str, Any]]:
         raise InvariantBroken(f"an SSE stream that is not UTF-8: {exc}") from None
     messages = []
     for name, data in events:
-        if name == "endpoint":
+        # The endpoint event of HTTP+SSE names a URL; an event with empty data primes a resumable
+        # stream (MCP spec 2025-11-25, basic/transports#resumability-and-redelivery): no message.
+        if name == "endpoint" or not data:
             continue
         try:
             payload = json.loads(data)
