@@ -90,3 +90,22 @@ def check_model_resources(app_configs: Any = None, **kwargs: Any) -> list[checks
                      f"({field.name}, {model._meta.pk.name})), or set ordering on an indexed field.",
                 obj=model, id="django_mcp.W003"))
     return messages
+
+
+@checks.register(checks.Tags.database)
+def check_persistent_connections(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """
+    Kept database connections without health checks: after the database restarts (or a failover,
+    or a network blip), each worker's next request fails on its dead connection. MCP clients hold
+    sessions and streams for hours, so workers outlive many such events.
+    """
+    messages: list[checks.CheckMessage] = []
+    for alias, database in settings.DATABASES.items():
+        keeps = database.get("CONN_MAX_AGE", 0) != 0
+        if keeps and not database.get("CONN_HEALTH_CHECKS", False):
+            messages.append(checks.Warning(
+                f"DATABASES[{alias!r}] keeps connections (CONN_MAX_AGE) without CONN_HEALTH_CHECKS: after the "
+                "database restarts, each worker's next MCP request fails on a dead connection.",
+                hint=f'Set DATABASES[{alias!r}]["CONN_HEALTH_CHECKS"] = True.',
+                id="django_mcp.W006"))
+    return messages

@@ -65,6 +65,7 @@ DATABASES = {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": os.environ.get("DEMO_SQLITE", str(BASE_DIR / "db.sqlite3")),
         "CONN_MAX_AGE": 60,
+        "CONN_HEALTH_CHECKS": True,
         # WAL with synchronous=NORMAL: readers do not wait for writers, and a commit (a new MCP
         # session, say) is not an fsync. A good default for SQLite behind a web server.
         "OPTIONS": {"init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"},

@@ -70,11 +70,15 @@ if os.environ.get("MCP_TEST_DATABASE") == "postgres":
         "default": {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": os.environ.get("MCP_TEST_PG_NAME", "test"),
-            "HOST": "127.0.0.1",
-            "PORT": "5432",
+            # Overridable so tests/faults can put a TCP relay in between and cut it.
+            "HOST": os.environ.get("MCP_TEST_PG_HOST", "127.0.0.1"),
+            "PORT": os.environ.get("MCP_TEST_PG_PORT", "5432"),
             "USER": os.environ.get("MCP_TEST_PG_USER", "postgres"),
             "TEST": {"NAME": os.environ.get("MCP_TEST_PG_TEST_NAME", "test_django_mcp")},
             "CONN_MAX_AGE": 60,
+            # A kept connection the database dropped (a restart, a failover) is replaced before use
+            # instead of failing the next request (system check django_mcp.W006).
+            "CONN_HEALTH_CHECKS": True,
         }
     }
 else:
@@ -87,6 +91,7 @@ else:
             "OPTIONS": {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"},
             # Keep connections across requests: legacy sessions read their row on every POST.
             "CONN_MAX_AGE": 60,
+            "CONN_HEALTH_CHECKS": True,
         }
     }
 
@@ -95,7 +100,8 @@ if os.environ.get("MCP_TEST_CHANNEL_LAYER") == "redis":
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
-                "hosts": [("127.0.0.1", 6379)],
+                "hosts": [(os.environ.get("MCP_TEST_REDIS_HOST", "127.0.0.1"),
+                           int(os.environ.get("MCP_TEST_REDIS_PORT", "6379")))],
                 "prefix": os.environ.get("MCP_TEST_REDIS_PREFIX", "django_mcp_tests"),
             },
         }

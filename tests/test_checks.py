@@ -82,3 +82,17 @@ def test_wildcard_allowed_hosts_is_a_warning():
 @override_settings(ALLOWED_HOSTS=["mcp.example.com", ".example.org"])
 def test_exact_and_subdomain_hosts_are_silent():
     assert security_ids() == []
+
+
+def test_kept_connections_without_health_checks_are_a_warning():
+    from django_mcp.checks import check_persistent_connections
+
+    base = {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}
+    with override_settings(DATABASES={"default": {**base, "CONN_MAX_AGE": 60}}):
+        [message] = check_persistent_connections()
+        assert message.id == "django_mcp.W006" and "CONN_HEALTH_CHECKS" in message.hint
+    with override_settings(DATABASES={"default": {**base, "CONN_MAX_AGE": None}}):
+        assert [m.id for m in check_persistent_connections()] == ["django_mcp.W006"]
+    for fine in ({**base, "CONN_MAX_AGE": 60, "CONN_HEALTH_CHECKS": True}, {**base, "CONN_MAX_AGE": 0}, base):
+        with override_settings(DATABASES={"default": fine}):
+            assert check_persistent_connections() == []

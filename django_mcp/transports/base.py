@@ -22,16 +22,17 @@ from channels.layers import get_channel_layer
 from ..authentication import (AuthenticationFailed, IncomingRequest, NotAuthenticated, authenticate, challenge,
                               get_authenticators)
 from ..conf import mcp_settings
-from ..fanout import EVENT_TYPES, layer_call
 from ..protocol import jsonrpc
 from ..protocol.errors import InternalError
 from . import constants, cors, sse
+from .channel_membership import ChannelMembershipMixin
 from .outages import RETRY_AFTER_SECONDS, is_outage
 from .refusals import ForbiddenOrigin, MisdirectedHost, PayloadTooLarge, Refusal
 from .security import host_is_allowed, origin_is_allowed
 
 
 logger = logging.getLogger("django_mcp.transports")
+
 
 
 class _Finished:
@@ -48,7 +49,7 @@ class _Finished:
         return self.future.done()
 
 
-class HttpStreamConsumer(AsyncConsumer):
+class HttpStreamConsumer(ChannelMembershipMixin, AsyncConsumer):
     """One HTTP request: a body in; a JSON response or an SSE stream out; channel events on demand."""
 
     #: Which transport this is (``streamable-http``, ``http-sse``), for sessions and authentication.
@@ -348,40 +349,7 @@ class HttpStreamConsumer(AsyncConsumer):
         task.add_done_callback(self.background.discard)
         return task
 
-    # Channel layer ----------------------------------------------------------------------------
-
-    async def join(self, group: str) -> bool:
-        """Subscribe this request to a channel-layer group; False without a channel layer."""
-        if self.channel_layer is None:
-            return False
-        if self.channel_name is None:
-            self.channel_name = await self.channel_layer.new_channel()
-            self._reader = asyncio.ensure_future(self._read_channel())
-        if group not in self.groups:
-            self.groups.add(group)
-            await layer_call(self.channel_layer.group_add, group, self.channel_name)
-        return True
-
-    async def leave(self, group: str) -> None:
-        if group in self.groups and self.channel_layer is not None and self.channel_name is not None:
-            self.groups.discard(group)
-            await layer_call(self.channel_layer.group_discard, group, self.channel_name)
-
-    async def _read_channel(self) -> None:
-        assert self.channel_layer is not None and self.channel_name is not None
-        while True:
-            event = await self.channel_layer.receive(self.channel_name)
-            if getattr(self, get_handler_name(event), None) is None:
-                if event.get("type") not in EVENT_TYPES:
-                    logger.warning("Ignoring unknown channel-layer event type %r", event.get("type"))
-                # A known type without a handler here is meant for another kind of consumer.
-                continue
-            try:
-                await self.dispatch(event)
-            except StopConsumer:
-                return
-            except Exception:
-                logger.exception("Error handling channel event %s", event.get("type"))
+    # Teardown ---------------------------------------------------------------------------------
 
     async def cleanup(self) -> None:
         """Leave groups, stop the reader and keep-alives. Request tasks decide for themselves."""
@@ -391,15 +359,4 @@ class HttpStreamConsumer(AsyncConsumer):
             timer.cancel()
         for task in list(self.background):
             task.cancel()
-        if self._reader is not None:
-            self._reader.cancel()
-            self._reader = None
-        if self.channel_layer is not None and self.channel_name is not None:
-            for group in list(self.groups):
-                try:
-                    await layer_call(self.channel_layer.group_discard, group, self.channel_name)
-                except Exception:
-                    logger.warning("Could not leave channel group %s", group, exc_info=True)
-            self.groups.clear()
-        # A request that outlives its connection (resumable streams) may join again later.
-        self.channel_name = None
+        await self.leave_all()

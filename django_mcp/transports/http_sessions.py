@@ -43,6 +43,8 @@ from .requests import serve_request
 
 logger = logging.getLogger("django_mcp.transports")
 
+_cleanups: set[asyncio.Task[None]] = set()
+
 
 class LegacySessionMixin:
     """The session-bound half of :class:`~django_mcp.transports.http.McpHttpConsumer`."""
@@ -137,7 +139,10 @@ class LegacySessionMixin:
         if not task.cancelled() and task.exception() is not None:
             logger.error("Request task failed", exc_info=task.exception())
         if self.requests_running == 0 and self.connection_gone:
-            asyncio.ensure_future(self.cleanup())
+            cleanup = asyncio.ensure_future(self.cleanup())
+            # Held until done: the loop keeps only weak references to tasks.
+            _cleanups.add(cleanup)
+            cleanup.add_done_callback(_cleanups.discard)
 
     async def cleanup(self) -> None:
         """
@@ -223,9 +228,18 @@ class LegacySessionMixin:
             # The cancellation may reach another worker, which relays it to the session's group.
             # Only requests that run a while need that, so quick ones never pay for a join.
             if not task.done():
-                self.spawn(self.join(session_group(session.id)))
+                self.spawn(self._join_for_cancellation(session.id))
 
         asyncio.get_running_loop().call_later(0.05, join_if_still_running)
+
+    async def _join_for_cancellation(self, session_id: str) -> None:
+        try:
+            await self.join(session_group(session_id))
+        except Exception:
+            # The channel layer is away: a cancellation sent to another worker cannot reach this
+            # request until it is back. The request itself goes on.
+            logger.warning("Request of session %s cannot hear cancellations from other workers", session_id,
+                           exc_info=True)
 
     def start_request(self, session: LiveSession, message: dict[str, Any]) -> asyncio.Future[Any]:
         """Run one request of a batch; the batch's responder sends every answer together."""

@@ -22,6 +22,7 @@ Nothing a resumer is owed may be lost, and no resumed stream may stay open for n
 """
 
 import asyncio
+import logging
 import secrets
 from typing import Any
 
@@ -33,6 +34,9 @@ from ..protocol.versions import at_least
 from ..stores.events import StoredEvent, get_event_store, parse_event_id
 from . import sse
 from .refusals import Refusal
+
+
+logger = logging.getLogger("django_mcp.transports")
 
 
 def stream_owner_group(stream_id: str) -> str:
@@ -68,7 +72,13 @@ class ResumableStreamMixin:
             await store.append(self.session.id, StoredEvent(self.stream_id, 0, {"requestId": self.stream_request_id},
                                                             False))
         # Reachable by resumers from now until the request ends, whatever happens to the connection.
-        await self.join(stream_owner_group(self.stream_id))
+        # Without the channel layer (Redis away) the request is still served; a resumer would
+        # then find the store only, and take silence for a dead owner.
+        try:
+            await self.join(stream_owner_group(self.stream_id))
+        except Exception:
+            logger.warning("Stream %s cannot be probed by resumers: channel layer unavailable", self.stream_id,
+                           exc_info=True)
         await self.start_sse(self.response_headers())
         await self.send_sse(sse.event("", event_id=f"{self.stream_id}.0",
                                       retry_ms=mcp_settings.SSE_RETRY_MILLISECONDS))
@@ -88,11 +98,15 @@ class ResumableStreamMixin:
         if store is not None and self.session is not None:
             await store.append(self.session.id, event)
         if self.connection_gone:
-            # Only after the connection ended can anyone be resuming, so only then publish.
-            await publish(stream_group(event.stream_id), {
-                "type": STREAM_EVENT, "stream": event.stream_id, "seq": event.seq,
-                "message": message, "final": final,
-            })
+            # Only after the connection ended can anyone be resuming, so only then publish. The
+            # event is stored already: a resumer that misses this reads it from the store.
+            try:
+                await publish(stream_group(event.stream_id), {
+                    "type": STREAM_EVENT, "stream": event.stream_id, "seq": event.seq,
+                    "message": message, "final": final,
+                })
+            except Exception:
+                logger.warning("Could not publish event %s to resumers", event.event_id, exc_info=True)
             return
         if message is not None:
             await self.send_sse(sse.message_event(message, event_id=event.event_id))

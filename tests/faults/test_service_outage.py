@@ -157,9 +157,6 @@ def test_what_needs_the_database_gets_a_clear_error_during_a_postgres_outage(out
     watch.check()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11: after PostgreSQL comes back (even after a blip) the first "
-                                       "request on each kept connection gets 503 (CONN_MAX_AGE=60 without "
-                                       "CONN_HEALTH_CHECKS in tests/settings.py)")
 @pytest.mark.parametrize("fault", ["outage", "blip"])
 def test_everything_works_again_after_postgres_is_back(outage: Cluster, faults: FaultLedger, fault: str) -> None:
     """
@@ -214,8 +211,6 @@ def test_what_needs_no_channel_layer_is_served_during_a_redis_outage(outage: Clu
     watch.check()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11: with Redis down, a 2025-11-25 call that streams progress fails "
-                                       "as a tool error (its resumable stream needs the channel layer to start)")
 def test_a_streaming_call_is_served_during_a_redis_outage(outage: Cluster, faults: FaultLedger) -> None:
     """
     Redis down: a 2025-11-25 call with progress streams on its own response, which its client is
@@ -247,11 +242,7 @@ def test_streams_opened_during_a_redis_outage_get_a_clear_error(outage: Cluster,
     watch.check()
 
 
-@pytest.mark.parametrize("fault", [
-    pytest.param("outage", marks=pytest.mark.xfail(strict=True, reason="issue 11: a GET stream that lived through "
-                                                   "a Redis outage stays open but never delivers again")),
-    "blip",
-])
+@pytest.mark.parametrize("fault", ["outage", "blip"])
 def test_a_get_stream_lives_through_a_redis_fault_or_ends(outage: Cluster, faults: FaultLedger, fault: str) -> None:
     """
     A GET stream open on A while Redis goes away (or its connections are reset) and comes back:

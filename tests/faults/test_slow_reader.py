@@ -118,8 +118,9 @@ def test_other_clients_keep_their_latency_while_a_reader_stalls(worker: LiveServ
     echo_ok(worker)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11: a stalled reader's stream is buffered in the worker without "
-                                       "bound (daphne's write buffer; nothing ends the stream)")
+@pytest.mark.xfail(strict=True, reason="daphne applies no backpressure: an ASGI send never waits, and its write "
+                                       "buffer is invisible to the application, so a stalled reader's stream grows "
+                                       "in daphne (uvicorn's send waits for the socket instead)")
 @pytest.mark.parametrize("era", ["2026-07-28", "2025-06-18"])
 def test_a_stalled_reader_does_not_grow_the_worker_without_bound(fresh_worker: LiveServer, fresh_watch: LogWatch,
                                                                 faults: FaultLedger, era: str) -> None:
