@@ -138,12 +138,15 @@ class ResourceTemplate(Resource):
 
     uri_template: str | None = None
     complete: dict[str, Completer] | None = None
+    #: Variables that are identifiers the server looks up (a database key, a slug), never part of
+    #: a path: their decoded values may hold ``/`` and dots (see :mod:`.uri_templates`).
+    opaque_variables: frozenset[str] = frozenset()
 
     def check_address(self) -> None:
         if not self.uri_template or "{" not in self.uri_template:
             raise ImproperlyConfigured(f"{self.origin()}: a ResourceTemplate needs a `uri_template` with {{…}} "
                                        "expressions; a fixed URI is a Resource.")
-        self.matcher = UriTemplate(self.uri_template)
+        self.matcher = UriTemplate(self.uri_template, opaque=self.opaque_variables)
         variables = set(self.matcher.variables) | set(self.matcher.query_variables)
         work = self.callable.fn
         parameters = parameters_of(work, self.callable.context_param)

@@ -71,6 +71,8 @@ class ModelRowTemplate(ModelPrimitive, ResourceTemplate):
     def __init__(self, resource: ModelResource) -> None:
         self.bind(resource)
         self.uri_template = resource.row_uri_template
+        # The lookup value goes to a query, not to a path: any character it may hold is fine.
+        self.opaque_variables = frozenset({resource.lookup_url_kwarg})
         self.name = resource.get_name()
         self.title = resource.get_title()
         self.description = resource.get_description()
@@ -91,6 +93,7 @@ class ModelFileTemplate(ModelPrimitive, ResourceTemplate):
         self.bind(resource)
         self.field_name = field_name
         self.uri_template = f"{resource.row_uri_template}/{field_name}"
+        self.opaque_variables = frozenset({resource.lookup_url_kwarg})
         self.name = f"{resource.get_name()}_{field_name}"
         field = resource.opts.get_field(field_name)
         self.title = f"{resource.get_title()}: {field.verbose_name}"

@@ -121,12 +121,19 @@ def test_bad_argument_specs_fail_at_definition():
 
 async def test_embedded_resource_is_read_through_the_site():
     prompt = type("Review", (TemplatePrompt,), {"template_name": "testing/review.txt"})()
-    result = await prompt.get({"item_id": "a b/c", "note": "n"}, request_for())
-    assert result["messages"][0] == {"role": "user", "content": {"type": "text", "text": "Review item a b/c (n)."}}
-    # The value is percent-encoded into the URI: it cannot add path segments.
+    result = await prompt.get({"item_id": "a b?c", "note": "n"}, request_for())
+    assert result["messages"][0] == {"role": "user", "content": {"type": "text", "text": "Review item a b?c (n)."}}
+    # The value is percent-encoded into the URI: it cannot add a query or path segments.
     assert result["messages"][1]["content"] == {"type": "resource", "resource": {
-        "uri": "memo://items/a%20b%2Fc", "mimeType": "application/json",
-        "text": '{"id": "a b/c", "name": "Item a b/c"}'}}
+        "uri": "memo://items/a%20b%3Fc", "mimeType": "application/json",
+        "text": '{"id": "a b?c", "name": "Item a b?c"}'}}
+
+
+async def test_an_embedded_value_cannot_climb_out_of_its_segment():
+    # "../x" encoded is one segment on the wire, but would decode to a path: the template refuses it.
+    prompt = type("Review", (TemplatePrompt,), {"template_name": "testing/review.txt"})()
+    with pytest.raises(Exception, match="not found|Unknown resource"):
+        await prompt.get({"item_id": "../x", "note": "n"}, request_for())
 
 
 async def test_a_resource_the_user_may_not_read_is_unknown_or_left_out():
