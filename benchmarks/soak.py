@@ -45,7 +45,7 @@ SAMPLE_EVERY = 5.0
 DRAIN = 15.0  # seconds after the last send for late notifications
 GROUPS_EMPTY_WITHIN = 30.0
 WORKER_GROUPS = {"mcp.sessions"}
-MAX_LEGACY = 190  # anonymous sessions per client address are capped at 200 (MAX_SESSIONS_PER_USER)
+MAX_LEGACY = 190  # below the default MAX_SESSIONS_PER_USER (200 per client address), as a default deployment has
 
 
 def parse_args() -> argparse.Namespace:

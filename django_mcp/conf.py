@@ -107,7 +107,8 @@ DEFAULTS: dict[str, Any] = {
     "RATE_LIMIT_CACHE": "default",
     # Limits on what one client can make the server hold. No legitimate client comes near them;
     # past them the request is refused with a clear error instead of the server growing.
-    # Open legacy sessions per user (per client address for anonymous clients).
+    # Open legacy sessions per user (per client address for anonymous clients: behind a proxy,
+    # run daphne with --proxy-headers so that is the client's, not the proxy's). None: no limit.
     "MAX_SESSIONS_PER_USER": 200,
     # Bytes of clientInfo + capabilities an initialize may ask a session to remember.
     "MAX_CLIENT_STATE_SIZE": 16 * 1024,

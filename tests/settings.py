@@ -140,6 +140,10 @@ DJANGO_MCP = {
     # How soon a resumed stream gives up on a request whose worker stopped answering probes: short,
     # so tests that kill a worker see the error quickly; long enough for a loaded CI machine.
     "STREAM_LIVENESS_SECONDS": float(os.environ.get("MCP_TEST_LIVENESS", "3")),
+    # The suite opens thousands of anonymous sessions from 127.0.0.1 against a few long-lived
+    # servers and leaves most to expire; the limit itself is tested with its own settings
+    # (tests/transports/test_session_limits.py).
+    "MAX_SESSIONS_PER_USER": int(os.environ.get("MCP_TEST_MAX_SESSIONS", "1000000")),
 }
 
 # OAuth on django-oauth-toolkit, as django_mcp.oauth recommends; login through the plain page it ships.

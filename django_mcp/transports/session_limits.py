@@ -41,7 +41,7 @@ def check_client_state(client_capabilities: dict[str, Any], client_info: dict[st
 async def open_session(scope: dict[str, Any], user: Any, *, transport: str, protocol_version: str,
                        client_capabilities: dict[str, Any], client_info: dict[str, Any] | None,
                        stream_channel: str = "") -> SessionState:
-    """Create a session within the per-principal limit; :class:`LimitExceeded` past it."""
+    """Create a session within the per-principal limit (None: no limit); :class:`LimitExceeded` past it."""
     sweep_now_and_then()
     limit = mcp_settings.MAX_SESSIONS_PER_USER
     try:
