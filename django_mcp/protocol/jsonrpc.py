@@ -4,6 +4,7 @@ building responses. Shapes follow the base protocol of every MCP revision (MCP s
 """
 
 import json
+import re
 from typing import Any
 
 from .errors import InvalidRequest, McpError, ParseError
@@ -32,14 +33,51 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON (RFC 8259)")
 
 
+# The escape of a UTF-16 surrogate, ``\\ud800`` to ``\\udfff``: half of a pair, or a lone one.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_lone_surrogate(value: Any) -> bool:
+    """
+    Whether a decoded value holds a string (or an object key) with an unpaired surrogate; walks
+    without recursion, so the deepest value a body may hold is fine.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def decode(body: bytes | str) -> Any:
-    """Parse a body into Python values; anything that is not JSON is a :class:`ParseError`."""
+    """
+    Parse a body into Python values; anything that is not JSON is a :class:`ParseError`, and so is
+    JSON whose strings are not Unicode text: ``"\\ud800"`` is grammatical, but an unpaired
+    surrogate names no character (RFC 8259 section 8.2; RFC 7493 section 2.1 forbids it), cannot
+    be written as UTF-8, and would fail wherever the server stores or looks up the string (a
+    database query, a file name) instead of here.
+    """
+    raw = isinstance(body, bytes)
     try:
         if isinstance(body, bytes):
             body = body.decode("utf-8")
-        return json.loads(body, parse_constant=_refuse_constant)
+        value = json.loads(body, parse_constant=_refuse_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ParseError(f"Parse error: {exc}") from None
+    # UTF-8 bytes cannot carry a surrogate, so in a body only an escape can, and bodies seldom
+    # hold one: the walk runs only then. A str from Python may hold one as it is.
+    suspect = "\\u" in body and _SURROGATE_ESCAPE.search(body) is not None
+    if (suspect or not raw and _SURROGATE.search(body) is not None) and has_lone_surrogate(value):
+        raise ParseError("Parse error: a string holds an unpaired UTF-16 surrogate (RFC 8259 section 8.2)")
+    return value
 
 
 def is_request(message: Message) -> bool:

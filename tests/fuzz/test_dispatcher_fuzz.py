@@ -1,7 +1,8 @@
 """
 The dispatcher fuzzed directly (``Dispatcher.handle_request`` on the default test site), the way
-every transport drives it: the JSON-RPC envelope checked first (``jsonrpc.validate_message``),
-then for 2026-07-28 the ``_meta`` envelope (``read_envelope``), then the request.
+every transport drives it: the body read (``jsonrpc.decode``), the JSON-RPC envelope checked
+(``jsonrpc.validate_message``), for 2026-07-28 the ``_meta`` envelope (``read_envelope``), then
+the request.
 
 - Legacy: an ``initialize`` (near-valid params) makes a session, then up to four requests run on
   it; the server's own requests (elicitation, sampling, roots) are answered by a fuzzed client.
@@ -15,6 +16,7 @@ checks; nothing takes longer than ``TIMEOUT``.
 """
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -26,7 +28,7 @@ from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.context import RequestContext
 from django_mcp.protocol.dispatcher import Dispatcher
 from django_mcp.protocol.envelope import read_envelope
-from django_mcp.protocol.errors import McpError
+from django_mcp.protocol.errors import McpError, ParseError
 from django_mcp.protocol.handlers.lifecycle import handshake
 from django_mcp.request_state import SignedStateCodec
 from django_mcp.sites import get_default_site
@@ -115,6 +117,29 @@ def dispatcher() -> Dispatcher:
     return _dispatcher
 
 
+class Unreadable(Exception):
+    """The body a client would write for this message is refused by ``jsonrpc.decode``."""
+
+    def __init__(self, response: dict[str, Any]) -> None:
+        self.response = response
+
+
+def as_received(message: Any) -> Any:
+    """
+    The message as a transport hands it to the dispatcher: written as JSON by the client, read
+    back by ``jsonrpc.decode`` (which refuses, for one, strings with unpaired surrogates). A value
+    too deep for this test's stack to write is handed over as it is.
+    """
+    try:
+        body = json.dumps(message)
+    except RecursionError:
+        return message
+    try:
+        return jsonrpc.decode(body)
+    except ParseError as exc:
+        raise Unreadable(jsonrpc.error_response(None, exc)) from None
+
+
 def envelope_refusal(message: Any, modern: bool) -> dict[str, Any] | None:
     """The error a transport sends for a message whose envelope is wrong, else None."""
     try:
@@ -140,13 +165,22 @@ async def test_legacy_session(init: Any, messages: list[Any], data: st.DataObjec
     count("dispatcher_legacy")
     user = AnonymousUser()
     try:
+        init = as_received(init)
         done = handshake(dispatcher(), init if isinstance(init, dict) else None, user)
+    except Unreadable as refused:
+        check_response(refused.response, None)
+        return
     except McpError as exc:
         check_response(jsonrpc.error_response(0, exc), 0)
         return
     check_response(jsonrpc.result_response(0, done.result), 0, era="legacy")
     session = FuzzSession(done.protocol_version, done.client_capabilities, done.client_info)
     for message in messages:
+        try:
+            message = as_received(message)
+        except Unreadable as refused:
+            check_response(refused.response, None)
+            continue
         refusal = envelope_refusal(message, modern=False)
         if refusal is not None:
             check_response(refusal, None if refusal["id"] is None else message["id"])
@@ -164,6 +198,11 @@ async def test_legacy_session(init: Any, messages: list[Any], data: st.DataObjec
 async def test_modern_request(message: Any, data: st.DataObject) -> None:
     count("dispatcher_modern")
     for _round in range(3):
+        try:
+            message = as_received(message)
+        except Unreadable as refused:
+            check_response(refused.response, None)
+            return
         refusal = envelope_refusal(message, modern=True)
         if refusal is not None:
             check_response(refusal, None if refusal["id"] is None else message["id"])

@@ -6,6 +6,9 @@ import pytest
 
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.errors import InvalidParams, InvalidRequest, ParseError
+from django_mcp.transports.http import McpHttpConsumer
+
+from tests.fuzz.asgi_client import request
 
 
 def test_decode_bytes_and_str():
@@ -138,3 +141,41 @@ def test_notification_and_request_builders():
         "jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
     assert jsonrpc.request("srv-1", "roots/list") == {"jsonrpc": "2.0", "id": "srv-1", "method": "roots/list"}
     assert jsonrpc.request(2, "sampling/createMessage", {"maxTokens": 5})["params"] == {"maxTokens": 5}
+
+
+# Unpaired surrogates (issue 11, found by the long fuzz run) -----------------------------------
+
+
+@pytest.mark.parametrize("body", [rb'"\ud800"', rb'{"name": "a\udfffb"}', rb'{"\ud800": 1}', rb'[[["x\uDBFF"]]]',
+                                  '"\ud800"', rb'{"jsonrpc": "2.0", "id": 1, "method": "prompts/get", '
+                                  rb'"params": {"name": "\ud800"}}'])
+def test_a_string_with_an_unpaired_surrogate_is_a_parse_error(body):
+    # Grammatical JSON, but no Unicode text (RFC 8259 section 8.2): it used to reach a database
+    # lookup of the name and fail there, as an internal error.
+    with pytest.raises(ParseError, match="unpaired UTF-16 surrogate"):
+        jsonrpc.decode(body)
+
+
+@pytest.mark.parametrize(("body", "value"), [(rb'"\ud83d\ude00"', "\U0001f600"), (rb'"\\ud800"', "\\ud800"),
+                                             ('"\U0001f600"'.encode(), "\U0001f600"), (rb'"\u00e9"', "\u00e9")])
+def test_surrogate_pairs_and_escaped_backslashes_are_text(body, value):
+    assert jsonrpc.decode(body) == value
+    assert not jsonrpc.has_lone_surrogate({"k": [value]})
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("method", ["prompts/get", "completion/complete"])
+async def test_an_unpaired_surrogate_over_http_is_a_400_parse_error(method):
+    # The cases the long fuzz run found: a prompt named "\ud800" on the default site.
+    params = ({"name": "SUR"} if method == "prompts/get"
+              else {"ref": {"type": "ref/prompt", "name": "SUR"}, "argument": {"name": "a", "value": ""}})
+    message = {"jsonrpc": "2.0", "id": 3, "method": method,
+               "params": {**params, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                              "io.modelcontextprotocol/clientCapabilities": {}}}}
+    body = json.dumps(message).replace('"SUR"', r'"\ud800"').encode()
+    headers = [(b"host", b"testserver"), (b"content-type", b"application/json"),
+               (b"accept", b"application/json, text/event-stream"), (b"mcp-protocol-version", b"2026-07-28"),
+               (b"mcp-method", method.encode())]
+    answer = await request(McpHttpConsumer.as_asgi(), "POST", "/mcp", headers, body)
+    assert answer.status == 400
+    assert json.loads(answer.body)["error"]["code"] == -32700
