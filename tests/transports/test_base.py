@@ -24,7 +24,7 @@ async def test_the_reader_logs_unknown_events_and_skips_other_consumers_events(c
     consumer = Listener()
     consumer.channel_layer = InMemoryChannelLayer()
     consumer.channel_name = await consumer.channel_layer.new_channel()
-    reader = asyncio.ensure_future(consumer._read_channel())
+    reader = asyncio.ensure_future(consumer._read_channel(consumer.channel_name))
     with caplog.at_level(logging.WARNING, logger="django_mcp.transports"):
         for event in ({"type": SSE_SEND, "message": {}}, {"type": "mcp.typo"}, {"type": "mcp.notify", "kind": "tools"}):
             await consumer.channel_layer.send(consumer.channel_name, event)

@@ -60,19 +60,29 @@ WORKER_GROUPS = {SESSIONS_GROUP}
 
 
 @pytest.fixture(scope="module")
-def workers(services: Mapping[str, str]) -> Iterator[Workers]:
+def own_layer(services: Mapping[str, str]) -> Mapping[str, str]:
+    """
+    The services with a Redis prefix of this module's own: workers SIGKILLed by earlier tests
+    (tests/faults) cannot leave their groups, and their channels stay until channels_redis expires
+    them. Counting starts from nothing only on a prefix nobody else used.
+    """
+    return {**services, "MCP_TEST_REDIS_PREFIX": f"{services['MCP_TEST_REDIS_PREFIX']}_groups"}
+
+
+@pytest.fixture(scope="module")
+def workers(own_layer: Mapping[str, str]) -> Iterator[Workers]:
     """Two daphne processes on the same PostgreSQL database and Redis channel layer."""
-    with two_workers(services, keepalive="2", prefix="groups") as started:
+    with two_workers(own_layer, keepalive="2", prefix="groups") as started:
         yield started
 
 
 @pytest.fixture(scope="module")
-def redis_groups(services: Mapping[str, str]) -> Iterator[Callable[[], dict[str, int]]]:
+def redis_groups(own_layer: Mapping[str, str]) -> Iterator[Callable[[], dict[str, int]]]:
     """``members()``: group name → number of channels, read from Redis for this run's prefix."""
     import redis
 
     client = redis.Redis(host="127.0.0.1", port=6379, socket_timeout=5, socket_connect_timeout=5)
-    marker = f"{services['MCP_TEST_REDIS_PREFIX']}:group:"
+    marker = f"{own_layer['MCP_TEST_REDIS_PREFIX']}:group:"
 
     def members() -> dict[str, int]:
         counts = {}
