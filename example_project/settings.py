@@ -68,7 +68,10 @@ DATABASES = {
         "CONN_HEALTH_CHECKS": True,
         # WAL with synchronous=NORMAL: readers do not wait for writers, and a commit (a new MCP
         # session, say) is not an fsync. A good default for SQLite behind a web server.
-        "OPTIONS": {"init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"},
+        # IMMEDIATE: a transaction that reads before it writes (the admin's forms) waits for other
+        # writers (the call log, session changes) instead of failing with "database is locked".
+        "OPTIONS": {"init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                    "transaction_mode": "IMMEDIATE"},
     }
 }
 

@@ -88,7 +88,11 @@ else:
             "NAME": os.environ.get("MCP_TEST_SQLITE", str(BASE_DIR / ".tmp" / "tests.sqlite3")),
             # Live daphne servers share one file with the migrate step; wait for locks rather than fail.
             # WAL with synchronous=NORMAL: a session's writes need no fsync each (Django >= 5.1).
-            "OPTIONS": {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"},
+            # IMMEDIATE: a transaction takes the write lock when it begins, so one that read first
+            # (the admin's change form) waits for another writer instead of failing at once with
+            # "database is locked" when it comes to write (Django >= 5.1).
+            "OPTIONS": {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                        "transaction_mode": "IMMEDIATE"},
             # Keep connections across requests: legacy sessions read their row on every POST.
             "CONN_MAX_AGE": 60,
             "CONN_HEALTH_CHECKS": True,
