@@ -27,19 +27,30 @@ class ChannelMembershipMixin:
     channel_name: str | None
     groups: set[str]
     _reader: "asyncio.Task[Any] | None"
+    _left_for_good = False
 
     async def join(self, group: str) -> bool:
-        """Subscribe this request to a channel-layer group; False without a channel layer."""
-        if self.channel_layer is None:
+        """
+        Subscribe this request to a channel-layer group; False without a channel layer, or once the
+        request has left its groups for good (a join racing that teardown takes itself back).
+        """
+        if self.channel_layer is None or self._left_for_good:
             return False
         if self.channel_name is None:
             channel = await self.channel_layer.new_channel()
+            if self._left_for_good:
+                return False
             if self.channel_name is None:  # another join may have made one meanwhile
                 self.channel_name = channel
                 self._reader = asyncio.ensure_future(self._read_channel(channel))
         if group not in self.groups:
             self.groups.add(group)
-            await layer_call(self.channel_layer.group_add, group, self.channel_name)
+            channel = self.channel_name
+            await layer_call(self.channel_layer.group_add, group, channel)
+            if self._left_for_good:
+                # Teardown ran while the add was on its way: it could not take this one back.
+                await layer_call(self.channel_layer.group_discard, group, channel)
+                return False
         return True
 
     async def leave(self, group: str) -> None:
@@ -82,7 +93,8 @@ class ChannelMembershipMixin:
                 logger.exception("Error handling channel event %s", event.get("type"))
 
     async def leave_all(self) -> None:
-        """Stop the reader and leave every group joined, once."""
+        """Stop the reader and leave every group joined, once; later joins are refused."""
+        self._left_for_good = True
         if self._reader is not None:
             self._reader.cancel()
             self._reader = None
