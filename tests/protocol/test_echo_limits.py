@@ -142,5 +142,6 @@ async def test_a_deep_value_over_http_is_a_400_not_a_500(where):
         if error["code"] == expected:
             assert depth(error.get("data")) <= 2  # {"supported": [...]} at most
             decoded.append(levels)
-    # Every depth the decoder took was answered, up to its limit: the window was crossed.
-    assert decoded and decoded == list(range(850, decoded[-1] + 1)) and decoded[-1] < 999
+    # Every depth the decoder took was answered, up to its limit (Python 3.11 stops short of 1,000
+    # from this stack; 3.13's decoder takes them all): no depth in the window was a 500.
+    assert decoded and decoded == list(range(850, decoded[-1] + 1))
