@@ -41,10 +41,14 @@ def staff(tool_env: Mapping[str, str], tool_server: LiveServer) -> ToolStaff:
     create_superuser(tool_env, "tool-staff", "tool-pw")
     create_user(tool_env, "alice", "alice-pass-1")
     # The first MCP request of the worker makes the rows of the tools in code.
-    httpx2.post(tool_server.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}, headers={
+    answer = httpx2.post(tool_server.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}}, headers={
         "accept": "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28",
         "mcp-method": "tools/list"})
+    # Checked: when this request was refused, the rows were only made by whichever test happened
+    # to call first, and a test run alone found none.
+    assert answer.status_code == 200 and "result" in answer.json(), answer.text
     browser = ToolStaff(tool_server.url)
     browser.login("tool-staff", "tool-pw")
     return browser

@@ -33,10 +33,12 @@ def workers(services: Mapping[str, str]) -> Iterator[Workers]:
 def staff_on_b(workers: Workers) -> ToolStaff:
     create_superuser(workers.env, "tool-staff", "tool-pw")
     for worker in (workers.a, workers.b):  # each worker's first request makes the rows and reads them
-        httpx2.post(worker.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
-            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}, headers={
+        answer = httpx2.post(worker.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}}}}, headers={
             "accept": "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28",
             "mcp-method": "tools/list"})
+        assert answer.status_code == 200 and "result" in answer.json(), answer.text
     browser = ToolStaff(workers.b.url)
     browser.login("tool-staff", "tool-pw")
     return browser
