@@ -145,25 +145,29 @@ class McpSettings:
 
     def __init__(self, defaults: dict[str, Any] | None = None) -> None:
         self.defaults = defaults or DEFAULTS
-        self._cached: dict[str, Any] = {}
+        self._cached: set[str] = set()
 
     @property
     def user_settings(self) -> dict[str, Any]:
         return getattr(settings, "DJANGO_MCP", {}) or {}
 
     def __getattr__(self, name: str) -> Any:
-        if name not in self.defaults:
+        # Only reached for a setting not read since the last reload: the value is then kept as an
+        # instance attribute, so every later read is a plain attribute lookup. Settings are read on
+        # every request, many times; a method call per read showed in profiles.
+        if name.startswith("_") or name not in self.defaults:
             raise AttributeError(f"Invalid django_mcp setting: {name!r}")
-        if name in self._cached:
-            return self._cached[name]
         value = self.user_settings.get(name, self.defaults[name])
         if name in IMPORT_STRINGS:
             value = perform_import(value, name)
-        self._cached[name] = value
+        self._cached.add(name)
+        setattr(self, name, value)
         return value
 
     def reload(self) -> None:
         """Forget cached values so the next access reads settings again."""
+        for name in self._cached:
+            self.__dict__.pop(name, None)
         self._cached.clear()
 
 

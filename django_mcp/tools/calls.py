@@ -41,6 +41,7 @@ logger = logging.getLogger("django_mcp.tools")
 REDACTED = "[redacted]"
 FLUSH_SECONDS = 0.25
 BATCH_SIZE = 200
+ROWS_PER_STATEMENT = 1000
 _cached: dict[str, Any] = {}
 
 
@@ -150,36 +151,36 @@ async def run_tool(site: Any, tool: Any, policy: ToolPolicy | None, arguments: d
 
 
 class CallLog:
-    """A per-worker queue of call-log entries, saved in batches by a task on the event loop."""
+    """
+    A per-worker queue of call-log entries, saved in batches by a task on the event loop.
+
+    A call only appends a tuple of what it already holds (about a microsecond on the event loop):
+    the user's name, the OAuth client, the redaction and the JSON of the arguments are worked out
+    by the thread that saves the batch, which needs about 20 us of CPU a row on SQLite
+    (benchmarks/tool_admin.py, "Tool admin cost").
+    """
 
     def __init__(self) -> None:
-        self.pending: list[dict[str, Any]] = []
+        self.pending: list[tuple[Any, ...]] = []
         self.loop: asyncio.AbstractEventLoop | None = None
         self.task: asyncio.Task[Any] | None = None
         self.wakeup: asyncio.Event | None = None
 
     def record(self, site: Any, tool: str, policy: ToolPolicy | None, arguments: dict[str, Any],
                ctx: RequestContext, outcome: str, message: str, duration_ms: float) -> None:
-        keep = policy is None or policy.log_arguments
-        user = ctx.user if ctx.user is not None and getattr(ctx.user, "is_authenticated", False) else None
-        stored_user = user if isinstance(user, _user_model()) else None
-        self.pending.append({
-            "site": getattr(site, "name", "default"), "tool": tool,
-            "user_id": stored_user.pk if stored_user is not None else None,
-            "username": stored_user.get_username() if stored_user is not None else (str(user) if user else ""),
-            "client": client_name(ctx.auth),
-            "arguments": redact(arguments, _redacted_names()) if keep else None, "outcome": outcome, "message": message,
-            "duration_ms": round(duration_ms, 3), "protocol_version": ctx.protocol_version or "",
-            "transport": ctx.transport or "", "created": datetime.now(timezone.utc)})
-        self._start()
+        # The order is ENTRY's. The arguments are the call's own dict: a tool that keeps and
+        # changes it afterwards would change what is logged, as it would with any later copy.
+        self.pending.append((getattr(site, "name", "default"), tool, ctx.user, ctx.auth,
+                             arguments if policy is None or policy.log_arguments else None, outcome, message,
+                             duration_ms, ctx.protocol_version, ctx.transport, time.time()))
+        task = self.task
+        if task is None or task.done() or self.loop is not asyncio.get_running_loop():
+            self._start()
         if len(self.pending) >= BATCH_SIZE and self.wakeup is not None:
             self.wakeup.set()
 
     def _start(self) -> None:
-        loop = asyncio.get_running_loop()
-        if self.loop is loop and self.task is not None and not self.task.done():
-            return
-        self.loop = loop
+        self.loop = loop = asyncio.get_running_loop()
         self.wakeup = asyncio.Event()
         self.task = loop.create_task(self._run())
 
@@ -203,17 +204,41 @@ class CallLog:
             logger.warning("Could not write %d call-log entries", len(batch), exc_info=True)
 
 
-#: The call log's columns, in the order :func:`_save` writes them.
+#: What :meth:`CallLog.record` queues, in order.
+ENTRY = ("site", "tool", "user", "auth", "arguments", "outcome", "message", "duration_ms", "protocol_version",
+         "transport", "time")
+#: The call log's columns, in the order :func:`_row` gives them.
 COLUMNS = ("site", "tool", "user_id", "username", "client", "arguments", "outcome", "message", "duration_ms",
            "protocol_version", "transport", "created")
 
 
+# One encoder for every row: json.dumps with a ``default`` builds a new encoder per call.
+_encode_arguments = json.JSONEncoder(default=str).encode
+
+
+def _row(entry: tuple[Any, ...], user_model: type, names: frozenset[str], adapt_time: Any) -> tuple[Any, ...]:
+    """One queued entry as the values of :data:`COLUMNS`."""
+    site, tool, user, auth, arguments, outcome, message, duration_ms, version, transport, when = entry
+    user_id, username = None, ""
+    if user is not None and getattr(user, "is_authenticated", False):
+        if isinstance(user, user_model):  # a foreign key only to a real user row
+            user_id, username = user.pk, user.get_username()
+        else:
+            username = str(user)
+    return (site, tool, user_id, username, client_name(auth) if auth is not None else "",
+            None if arguments is None else _encode_arguments(redact(arguments, names)), outcome, message,
+            round(duration_ms, 3), version or "", transport or "",
+            adapt_time(datetime.fromtimestamp(when, timezone.utc)))
+
+
 @in_thread
-def _save(batch: list[dict[str, Any]]) -> None:
+def _save(batch: list[tuple[Any, ...]]) -> None:
     """
-    One ``executemany`` per batch. Not ``bulk_create``: building a model instance and compiling
-    its values per row took 120-240 us of the worker's one core per call (benchmarks/tool_admin.py),
-    which the event loop pays for through the interpreter lock.
+    Multi-row ``INSERT`` statements, as few as the database's parameter limit allows, in one
+    transaction: a few statements per batch rather than a driver step (and a release of the
+    interpreter lock) per row, and one round trip per statement on PostgreSQL. Not
+    ``bulk_create``: building a model instance and compiling its values per row took 120-240 us
+    of the worker's one core per call (benchmarks/tool_admin.py).
     """
     from django.db import connections, router, transaction
 
@@ -221,19 +246,30 @@ def _save(batch: list[dict[str, Any]]) -> None:
 
     alias = router.db_for_write(McpToolCall)
     connection = connections[alias]
+    user_model, names, adapt_time = _user_model(), _redacted_names(), connection.ops.adapt_datetimefield_value
+    rows = []
+    for entry in batch:
+        try:
+            rows.append(_row(entry, user_model, names, adapt_time))
+        except Exception:  # one entry that cannot be shaped (an odd user object) costs only itself
+            logger.warning("Could not record a call of %s", entry[1], exc_info=True)
+    if not rows:
+        return
     meta = McpToolCall._meta
+    fields = [meta.get_field(name) for name in COLUMNS]
     quote = connection.ops.quote_name
-    columns = ", ".join(quote(meta.get_field(name).column) for name in COLUMNS)
-    placeholders = ", ".join(["%s"] * len(COLUMNS))
-    sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({placeholders})"
-    adapt_time = connection.ops.adapt_datetimefield_value
-    rows = [(entry["site"], entry["tool"], entry["user_id"], entry["username"], entry["client"],
-             None if entry["arguments"] is None else json.dumps(entry["arguments"], default=str),
-             entry["outcome"], entry["message"], entry["duration_ms"], entry["protocol_version"],
-             entry["transport"], adapt_time(entry["created"])) for entry in batch]
-    # One transaction per batch: in autocommit every row would be a commit of its own.
+    head = f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) VALUES "
+    row_placeholders = "(" + ", ".join(["%s"] * len(COLUMNS)) + ")"
+    # The backend's own limit (SQLite: 999 parameters), and never more than ROWS_PER_STATEMENT: a
+    # flush takes everything queued, which a slow database lets grow past BATCH_SIZE, and
+    # PostgreSQL with server-side binding takes at most 65,535 parameters a statement.
+    per_statement = max(1, min(connection.ops.bulk_batch_size(fields, rows), ROWS_PER_STATEMENT))
+    # One transaction per batch: in autocommit every statement would be a commit of its own.
     with transaction.atomic(using=alias), connection.cursor() as cursor:
-        cursor.executemany(sql, rows)
+        for start in range(0, len(rows), per_statement):
+            chunk = rows[start:start + per_statement]
+            cursor.execute(head + ", ".join([row_placeholders] * len(chunk)),
+                           [value for row in chunk for value in row])
 
 
 call_log = CallLog()

@@ -181,6 +181,36 @@ async def test_rate_limit_and_the_call_log() -> None:
     assert rows[0].protocol_version == "2026-07-28" and rows[0].duration_ms >= 0
 
 
+async def test_a_flush_larger_than_one_statement_saves_every_entry() -> None:
+    # A slow database lets the queue grow past BATCH_SIZE; the flush then takes it all, split into
+    # statements the backend accepts (72,000 parameters in one would be past SQLite's limit).
+    site, call = make_site(), ctx(None, "tools/call")
+    for number in range(6000):
+        call_log.record(site, "echo", None, {"text": str(number)}, call, "ok", "", 0.1)
+    await call_log.flush()
+    assert await McpToolCall.objects.acount() == 6000
+    texts = {row.arguments["text"] async for row in McpToolCall.objects.all()}
+    assert texts == {str(number) for number in range(6000)}
+
+async def test_an_entry_that_cannot_be_shaped_costs_only_itself(caplog) -> None:
+    site = make_site()
+    User = get_user_model()
+    alice = await User.objects.acreate_user("alice")
+
+    class BrokenUser:  # a custom authentication's user object whose name cannot be read
+        is_authenticated = True
+
+        def __str__(self) -> str:
+            raise RuntimeError("no name")
+
+    assert not (await site.call_tool("echo", {"text": "one"}, ctx(BrokenUser(), "tools/call")))["isError"]
+    assert not (await site.call_tool("echo", {"text": "two"}, ctx(alice, "tools/call")))["isError"]
+    await call_log.flush()
+    rows = [row async for row in McpToolCall.objects.order_by("pk")]
+    assert [(row.username, row.arguments) for row in rows] == [("alice", {"text": "two"})]
+    assert "Could not record a call of echo" in caplog.text
+
+
 async def test_saving_a_row_is_announced_to_every_worker_and_client() -> None:
     site = make_site()
     await names(site, await anonymous())

@@ -5,6 +5,7 @@ and #streamable-http; MCP security best practices, "DNS rebinding").
 
 import pytest
 
+from django_mcp.transports import security
 from django_mcp.transports.security import (accepts, allowed_hosts, host_is_allowed, media_types, normalise_origin,
                                             origin_is_allowed)
 
@@ -38,6 +39,16 @@ def test_debug_allows_localhost_without_allowed_hosts(settings):
     assert not host_is_allowed("example.com")
     settings.DEBUG = False
     assert not host_is_allowed("localhost")
+
+
+def test_remembered_host_decisions_stay_bounded_and_right(settings):
+    settings.ALLOWED_HOSTS = ["good.example"]
+    for number in range(3 * security.HOST_DECISIONS_KEPT):  # a client sending a new Host each time
+        assert not host_is_allowed(f"h{number}.evil.example")
+        assert len(security._host_decisions) <= security.HOST_DECISIONS_KEPT
+    assert host_is_allowed("good.example:8000")
+    settings.ALLOWED_HOSTS = ["other.example"]  # a settings change forgets what was decided
+    assert not host_is_allowed("good.example:8000")
 
 
 def test_wildcard_subdomains(settings):
