@@ -35,7 +35,7 @@ from ..fanout import (
 )
 from . import constants, sse
 from .refusals import LimitExceeded, MethodNotAllowed, MissingSessionId, NotAcceptable, SessionNotFound
-from .live_sessions import LiveSession, end_session, load_live_session
+from .live_sessions import LiveSession, end_session, load_live_session, reread_session
 from .session_cache import session_cache
 from .session_limits import admit_stream, check_client_state, check_pending_requests, open_session, release_stream
 from .requests import serve_request
@@ -291,7 +291,14 @@ class LegacySessionMixin:
         self.stream_admitted = self.session_stream = True
         await self.join(session_group(session.id))
         await self.join(BROADCAST_GROUP)
-        for uri in session.subscriptions:
+        # Read the subscriptions again, from the store, now that the stream is in the session's
+        # group: a resources/subscribe (or a DELETE) that committed after load_session() above
+        # told the session group before this stream was in it. From here on nothing is missed.
+        current = await reread_session(session.id)
+        if current is None:
+            await self.refuse(SessionNotFound())
+            return
+        for uri in current.subscriptions:
             await self.join(resource_group(uri))
         await self.start_sse()
         await self.send_sse(sse.keepalive())

@@ -69,7 +69,16 @@ async def load_live_session(session_id: str) -> LiveSession | None:
     The session, from this worker's cache or the store, or None; one that just expired is
     announced as ended on every worker.
     """
-    state = await session_cache.get(session_id, get_session_store().get)
+    state = await _alive(await session_cache.get(session_id, get_session_store().get))
+    return None if state is None else LiveSession(state)
+
+
+async def reread_session(session_id: str) -> SessionState | None:
+    """The session as the store has it now, never this worker's copy; None once it has ended."""
+    return await _alive(await get_session_store().get(session_id))
+
+
+async def _alive(state: SessionState | None) -> SessionState | None:
     if state is None:
         return None
     if state.expired:
@@ -77,7 +86,7 @@ async def load_live_session(session_id: str) -> LiveSession | None:
         await announce_change(state.id)
         await announce_session_end(state.id)
         return None
-    return LiveSession(state)
+    return state
 
 
-__all__ = ["LiveSession", "end_session", "load_live_session"]
+__all__ = ["LiveSession", "end_session", "load_live_session", "reread_session"]

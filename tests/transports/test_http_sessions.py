@@ -1,0 +1,112 @@
+"""
+A session's standalone GET stream against changes made while it opens (MCP spec 2025-11-25,
+basic/transports#listening-for-messages-from-the-server; server/resources#subscriptions).
+
+The stream reads its session, then joins the session's channel group; a ``resources/subscribe``
+or a ``DELETE`` that lands between the two tells a group the stream is not in yet. The SDK client
+opens its GET stream in the background right after ``initialized``, so a subscribe racing it is
+the ordinary case (seen in CI: one of two subscribers on a worker never heard of a change).
+"""
+
+import asyncio
+import contextvars
+import json
+from typing import Any
+
+import pytest
+from channels.testing import ApplicationCommunicator, HttpCommunicator
+
+from django_mcp.notifications import anotify_resource_updated
+from django_mcp.sites import McpSite
+from django_mcp.transports import http_sessions
+from django_mcp.transports.http import McpHttpConsumer
+from django_mcp.transports.session_cache import session_cache
+from tests.transports.test_http_communicator import BASE_HEADERS, INITIALIZE, header_map, post
+
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+URI = "memo://notes/1"
+
+
+def build_site() -> McpSite:
+    site = McpSite()
+
+    @site.resource("memo://notes/{note_id}", name="note")
+    def note(note_id: str) -> str:
+        return f"note {note_id}"
+
+    return site
+
+
+@pytest.fixture
+def app():
+    return McpHttpConsumer.as_asgi(site=build_site())
+
+
+async def open_session(app) -> list[tuple[bytes, bytes]]:
+    response = await post(app, INITIALIZE)
+    assert response["status"] == 200, response
+    return [(b"mcp-session-id", header_map(response)[b"mcp-session-id"]), (b"mcp-protocol-version", b"2025-06-18")]
+
+
+def get_stream(app, headers: list[tuple[bytes, bytes]]) -> ApplicationCommunicator:
+    return ApplicationCommunicator(app, {
+        "type": "http", "http_version": "1.1", "method": "GET", "path": "/mcp", "raw_path": b"/mcp",
+        "query_string": b"", "headers": [(b"host", b"testserver"), (b"accept", b"text/event-stream"), *headers]})
+
+
+def meanwhile(monkeypatch, change) -> None:
+    """Make ``change`` happen after the GET has read its session and before it joins any group."""
+    load = http_sessions.load_live_session
+
+    pending = [change]
+
+    async def load_then_change(session_id: str) -> Any:
+        session = await load(session_id)
+        if pending:  # once: the change's own request loads the session through here too
+            # As when another worker serves the change: it works on its own copy of the session,
+            # not on the object this request holds (one worker's requests share a cached copy).
+            session_cache.forget(session_id)
+            # Another client's request: its own task and context, not this request's.
+            await asyncio.get_running_loop().create_task(pending.pop()(), context=contextvars.Context())
+        return session
+
+    monkeypatch.setattr(http_sessions, "load_live_session", load_then_change)
+
+
+async def test_a_subscribe_while_the_stream_opens_is_not_lost(app, monkeypatch):
+    headers = await open_session(app)
+
+    async def subscribe() -> None:
+        answer = await post(app, {"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+                                  "params": {"uri": URI}}, headers)
+        assert "result" in json.loads(answer["body"]), answer
+
+    meanwhile(monkeypatch, subscribe)
+    stream = get_stream(app, headers)
+    await stream.send_input({"type": "http.request", "body": b""})
+    try:
+        assert (await stream.receive_output(3))["status"] == 200
+        assert (await stream.receive_output(3))["body"].startswith(b":")  # the first keep-alive
+        await anotify_resource_updated(URI)
+        event = await stream.receive_output(3)
+        assert b'"notifications/resources/updated"' in event["body"] and URI.encode() in event["body"]
+    finally:
+        await stream.send_input({"type": "http.disconnect"})
+        await stream.wait(3)
+
+
+async def test_a_delete_while_the_stream_opens_does_not_leave_it_open(app, monkeypatch):
+    headers = await open_session(app)
+
+    async def delete() -> None:
+        communicator = HttpCommunicator(app, "DELETE", "/mcp", b"", [*BASE_HEADERS, *headers])
+        assert (await communicator.get_response(timeout=3))["status"] == 200
+
+    meanwhile(monkeypatch, delete)
+    stream = get_stream(app, headers)
+    await stream.send_input({"type": "http.request", "body": b""})
+    start = await stream.receive_output(3)
+    assert start["status"] == 404
+    await stream.wait(3)
