@@ -70,7 +70,7 @@ def _collect(client: workload.Client, pause: bool = False) -> int:
 # daphne lets go of a finished request's application instance (the consumer, its scope and
 # queues) only when its once-a-second check runs (daphne.server.Server.application_checker):
 # read sooner, and up to a second's worth of finished requests counts as memory the idle items
-# hold (at N=200 on daphne: 14.3 KiB per idle session read after 0.6 s, 10.4 after 2.1 s).
+# hold (at N=200 on daphne: 14.3 KiB per idle session read after 0.6 s; 7.5-10.4 after 2.1 s).
 DAPHNE_REAP_SECONDS = 1.5
 
 
