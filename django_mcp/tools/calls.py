@@ -20,7 +20,7 @@ import logging
 import math
 import time
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from django.core.cache.backends.locmem import LocMemCache
 
@@ -154,25 +154,25 @@ class CallLog:
     """
     A per-worker queue of call-log entries, saved in batches by a task on the event loop.
 
-    A call only appends a tuple of what it already holds (about a microsecond on the event loop):
+    A call only appends an :class:`Entry` of what it already holds (about a microsecond on the event loop):
     the user's name, the OAuth client, the redaction and the JSON of the arguments are worked out
     by the thread that saves the batch, which needs about 20 us of CPU a row on SQLite
     (benchmarks/tool_admin.py, "Tool admin cost").
     """
 
     def __init__(self) -> None:
-        self.pending: list[tuple[Any, ...]] = []
+        self.pending: list[Entry] = []
         self.loop: asyncio.AbstractEventLoop | None = None
         self.task: asyncio.Task[Any] | None = None
         self.wakeup: asyncio.Event | None = None
 
     def record(self, site: Any, tool: str, policy: ToolPolicy | None, arguments: dict[str, Any],
                ctx: RequestContext, outcome: str, message: str, duration_ms: float) -> None:
-        # The order is ENTRY's. The arguments are the call's own dict: a tool that keeps and
-        # changes it afterwards would change what is logged, as it would with any later copy.
-        self.pending.append((getattr(site, "name", "default"), tool, ctx.user, ctx.auth,
-                             arguments if policy is None or policy.log_arguments else None, outcome, message,
-                             duration_ms, ctx.protocol_version, ctx.transport, time.time()))
+        # The arguments are the call's own dict: a tool that keeps and changes it afterwards would
+        # change what is logged, as it would with any later copy.
+        self.pending.append(Entry(getattr(site, "name", "default"), tool, ctx.user, ctx.auth,
+                                  arguments if policy is None or policy.log_arguments else None, outcome, message,
+                                  duration_ms, ctx.protocol_version, ctx.transport, time.time()))
         task = self.task
         if task is None or task.done() or self.loop is not asyncio.get_running_loop():
             self._start()
@@ -204,9 +204,22 @@ class CallLog:
             logger.warning("Could not write %d call-log entries", len(batch), exc_info=True)
 
 
-#: What :meth:`CallLog.record` queues, in order.
-ENTRY = ("site", "tool", "user", "auth", "arguments", "outcome", "message", "duration_ms", "protocol_version",
-         "transport", "time")
+class Entry(NamedTuple):
+    """What :meth:`CallLog.record` queues for a call: only what the request already holds."""
+
+    site: str
+    tool: str
+    user: Any
+    auth: Any
+    arguments: dict[str, Any] | None  # None: this tool's arguments are not logged
+    outcome: str
+    message: str
+    duration_ms: float
+    protocol_version: str | None
+    transport: str | None
+    time: float
+
+
 #: The call log's columns, in the order :func:`_row` gives them.
 COLUMNS = ("site", "tool", "user_id", "username", "client", "arguments", "outcome", "message", "duration_ms",
            "protocol_version", "transport", "created")
@@ -216,7 +229,7 @@ COLUMNS = ("site", "tool", "user_id", "username", "client", "arguments", "outcom
 _encode_arguments = json.JSONEncoder(default=str).encode
 
 
-def _row(entry: tuple[Any, ...], user_model: type, names: frozenset[str], adapt_time: Any) -> tuple[Any, ...]:
+def _row(entry: Entry, user_model: type, names: frozenset[str], adapt_time: Any) -> tuple[Any, ...]:
     """One queued entry as the values of :data:`COLUMNS`."""
     site, tool, user, auth, arguments, outcome, message, duration_ms, version, transport, when = entry
     user_id, username = None, ""
@@ -225,14 +238,14 @@ def _row(entry: tuple[Any, ...], user_model: type, names: frozenset[str], adapt_
             user_id, username = user.pk, user.get_username()
         else:
             username = str(user)
-    return (site, tool, user_id, username, client_name(auth) if auth is not None else "",
+    return (site, tool, user_id, username, client_name(auth),
             None if arguments is None else _encode_arguments(redact(arguments, names)), outcome, message,
             round(duration_ms, 3), version or "", transport or "",
             adapt_time(datetime.fromtimestamp(when, timezone.utc)))
 
 
 @in_thread
-def _save(batch: list[tuple[Any, ...]]) -> None:
+def _save(batch: list[Entry]) -> None:
     """
     Multi-row ``INSERT`` statements, as few as the database's parameter limit allows, in one
     transaction: a few statements per batch rather than a driver step (and a release of the
@@ -252,7 +265,7 @@ def _save(batch: list[tuple[Any, ...]]) -> None:
         try:
             rows.append(_row(entry, user_model, names, adapt_time))
         except Exception:  # one entry that cannot be shaped (an odd user object) costs only itself
-            logger.warning("Could not record a call of %s", entry[1], exc_info=True)
+            logger.warning("Could not record a call of %s", entry.tool, exc_info=True)
     if not rows:
         return
     meta = McpToolCall._meta

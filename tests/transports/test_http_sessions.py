@@ -17,37 +17,21 @@ import pytest
 from channels.testing import ApplicationCommunicator, HttpCommunicator
 
 from django_mcp.notifications import anotify_resource_updated
-from django_mcp.sites import McpSite
 from django_mcp.transports import http_sessions
 from django_mcp.transports.http import McpHttpConsumer
 from django_mcp.transports.session_cache import session_cache
-from tests.transports.test_http_communicator import BASE_HEADERS, INITIALIZE, header_map, post
+from tests.transports.test_http_communicator import BASE_HEADERS, post
+from tests.transports.test_session_limits import build_site, open_session, session_headers
 
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-URI = "memo://notes/1"
-
-
-def build_site() -> McpSite:
-    site = McpSite()
-
-    @site.resource("memo://notes/{note_id}", name="note")
-    def note(note_id: str) -> str:
-        return f"note {note_id}"
-
-    return site
+URI = "memo://notes/1"  # a resource of test_session_limits.build_site()
 
 
 @pytest.fixture
 def app():
     return McpHttpConsumer.as_asgi(site=build_site())
-
-
-async def open_session(app) -> list[tuple[bytes, bytes]]:
-    response = await post(app, INITIALIZE)
-    assert response["status"] == 200, response
-    return [(b"mcp-session-id", header_map(response)[b"mcp-session-id"]), (b"mcp-protocol-version", b"2025-06-18")]
 
 
 def get_stream(app, headers: list[tuple[bytes, bytes]]) -> ApplicationCommunicator:
@@ -76,7 +60,7 @@ def meanwhile(monkeypatch, change) -> None:
 
 
 async def test_a_subscribe_while_the_stream_opens_is_not_lost(app, monkeypatch):
-    headers = await open_session(app)
+    headers = session_headers(await open_session(app))
 
     async def subscribe() -> None:
         answer = await post(app, {"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
@@ -98,7 +82,7 @@ async def test_a_subscribe_while_the_stream_opens_is_not_lost(app, monkeypatch):
 
 
 async def test_a_delete_while_the_stream_opens_does_not_leave_it_open(app, monkeypatch):
-    headers = await open_session(app)
+    headers = session_headers(await open_session(app))
 
     async def delete() -> None:
         communicator = HttpCommunicator(app, "DELETE", "/mcp", b"", [*BASE_HEADERS, *headers])
