@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..conf import mcp_settings
+from . import session_sql
 
 
 def new_session_id() -> str:
@@ -124,19 +125,25 @@ class DatabaseSessionStore(BaseSessionStore):
                       client_info=client_info, user_key=user_key, transport=transport,
                       client_address=client_address if user_key == "anonymous" else None,
                       stream_channel=stream_channel)
-        return self._state(await database_sync_to_async(self._create)(fields, max_per_owner))
+        return await database_sync_to_async(self._create)(fields, max_per_owner)
 
-    def _create(self, fields: dict[str, Any], max_per_owner: int | None) -> Any:
+    def _create(self, fields: dict[str, Any], max_per_owner: int | None) -> SessionState:
         model = self._model()
+        now = timezone.now()
         if max_per_owner is not None:
             # Expired sessions do not count: a client that left many behind is not locked out.
-            idle = timedelta(seconds=mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS)
-            held = model.objects.filter(user_key=fields["user_key"], client_address=fields["client_address"],
-                                        last_seen_at__gte=timezone.now() - idle)
-            # Counting stops at the limit: a principal far past it costs no more than one at it.
-            if held.values("pk")[:max_per_owner].count() >= max_per_owner:
+            since = now - timedelta(seconds=mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS)
+            if session_sql.count_held(model, fields["user_key"], fields["client_address"], since,
+                                      max_per_owner) >= max_per_owner:
                 raise TooManySessions()
-        return model.objects.create(id=new_session_id(), **fields)
+        session_id = new_session_id()
+        session_sql.insert(model, {"id": session_id, **fields, "log_level": None, "subscriptions": [],
+                                   "created_at": now, "last_seen_at": now})
+        return SessionState(id=session_id, protocol_version=fields["protocol_version"],
+                            client_capabilities=fields["client_capabilities"] or {},
+                            client_info=fields["client_info"], log_level=None, subscriptions=[],
+                            user_key=fields["user_key"], transport=fields["transport"],
+                            stream_channel=fields["stream_channel"])
 
     async def add_subscription(self, session_id: str, uri: str, *, limit: int | None = None) -> list[str]:
         async with self._lock(session_id):
@@ -201,8 +208,8 @@ class DatabaseSessionStore(BaseSessionStore):
         await database_sync_to_async(self._model().objects.filter(pk=session_id).update)(**fields)
 
     async def delete(self, session_id: str) -> bool:
-        deleted, _ = await database_sync_to_async(self._model().objects.filter(pk=session_id).delete)()
-        return deleted > 0
+        # Its events go with it, in the same transaction.
+        return await database_sync_to_async(session_sql.delete)(self._model(), session_id)
 
     async def touch(self, session_id: str) -> bool:
         updated = await database_sync_to_async(self._model().objects.filter(pk=session_id).update)(
