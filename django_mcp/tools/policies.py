@@ -198,7 +198,7 @@ class PolicyCache:
                 policies = {}
         finally:
             if self.reading.get(name) is asyncio.current_task():  # not a newer read started after forget()
-                del self.reading[name]
+                self.reading.pop(name, None)  # forget() may run on another thread (an admin save)
         if generation == self.generation:  # an announcement during the read makes it stale already
             self.synced.add(name)
             self.snapshots[name] = (time.monotonic(), policies)

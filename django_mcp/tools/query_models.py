@@ -9,7 +9,6 @@ Imported by ``django_mcp.models`` so Django finds the model.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from django.apps import apps
@@ -19,7 +18,6 @@ from django.core.validators import MaxValueValidator, MinValueValidator, RegexVa
 from django.db import models, transaction
 from django.utils.translation import gettext_lazy as _
 
-logger = logging.getLogger("django_mcp.tools")
 
 #: Most rows one call returns, whatever a row asks: a page must stay small enough for a model's context.
 MAX_ROW_LIMIT = 100
@@ -209,14 +207,13 @@ def validate_row(row: McpQueryTool) -> None:
 
 
 def _announce() -> None:
-    from ..notifications import notify_list_changed
+    # This worker reads the query tools again at once (a test's transaction may never commit);
+    # every worker, and every listening client, learns of it once the change is committed.
+    from .policies import policies
+    from .signals import send_tools_changed
 
-    try:
-        notify_list_changed("tools")
-    except Exception:
-        # A channel layer that is down must not undo the staff member's edit; clients catch up at
-        # their next tools/list.
-        logger.exception("Could not announce notifications/tools/list_changed")
+    policies.forget()
+    transaction.on_commit(send_tools_changed)
 
 
 def _orphan(site: str, name: str) -> None:
@@ -239,13 +236,13 @@ def _saved(sender: Any, instance: McpQueryTool, raw: bool = False, **kwargs: Any
     if before is not None and before != (instance.site, instance.name):
         _orphan(*before)
     instance._saved_as = (instance.site, instance.name)
-    transaction.on_commit(_announce)
+    _announce()
 
 
 def _deleted(sender: Any, instance: McpQueryTool, **kwargs: Any) -> None:
     # Kept, marked orphaned, so its settings and call log stay (as for tools removed from code).
     _orphan(instance.site, instance.name)
-    transaction.on_commit(_announce)
+    _announce()
 
 
 models.signals.post_save.connect(_saved, sender=McpQueryTool, dispatch_uid="django_mcp_query_tool_saved")

@@ -1,8 +1,8 @@
 """
 Query tools staff define in the admin (:class:`~django_mcp.tools.query_models.McpQueryTool`),
 served as tools of a site (MCP spec 2025-11-25, server/tools): :class:`QueryTool` is one row made
-into a :class:`~django_mcp.tools.base.Tool`, :class:`QueryToolSource` lists the enabled rows after
-the tools in code, and :func:`add_query_tool_source` puts that source on a site.
+into a :class:`~django_mcp.tools.base.Tool`, :class:`~django_mcp.tools.query_source.QueryToolSource` lists the
+enabled rows after the tools in code, and :func:`add_query_tool_source` puts that source on a site.
 
 A call filters the model's rows by the arguments given (one per field and lookup the row offers),
 orders them, and returns at most ``row_limit`` of them with a ``nextCursor`` when more follow. The
@@ -36,7 +36,6 @@ from ..protocol.context import RequestContext
 from ..protocol.errors import InvalidParams
 from ..resources.keyset import Keyset
 from ..resources.model_schema import json_schema, target_field
-from ..sources import PrimitiveSource
 from ..threads import in_thread
 from .base import InvalidArguments, Tool
 from .query_models import CURSOR_ARGUMENT, MAX_ROW_LIMIT, McpQueryTool, argument_name, published_fields
@@ -300,67 +299,13 @@ class _Values:
 # The source --------------------------------------------------------------------------------------------
 
 
-class QueryToolSource(PrimitiveSource):
-    """The enabled query tools of one site, in primary-key order, after the tools in code."""
+def add_query_tool_source(site: Any) -> Any:
+    """
+    Serve the enabled query tools whose ``site`` is ``site.name`` on ``site``, after its own
+    tools; returns the :class:`~django_mcp.tools.query_source.QueryToolSource`.
+    """
+    from .query_source import QueryToolSource  # it builds on QueryTool, defined here
 
-    kind = "tool"
-
-    def __init__(self, site: Any) -> None:
-        self.site = site
-        # pk → (updated, tool): a row is made into a tool once per version, on each worker.
-        self._built: dict[Any, tuple[Any, QueryTool]] = {}
-
-    def __repr__(self) -> str:
-        return f"<QueryToolSource {self.site.name!r}>"
-
-    def queryset(self) -> Any:
-        # A name a tool in code has is never served from here; the admin refuses such names too.
-        return (McpQueryTool.objects.filter(site=self.site.name, enabled=True)
-                .exclude(name__in=[tool.name for tool in self.site.tools]).select_related("model"))
-
-    def tool_for(self, row: McpQueryTool) -> QueryTool | None:
-        built = self._built.get(row.pk)
-        if built is None or built[0] != row.updated:
-            try:
-                built = self._built[row.pk] = (row.updated, QueryTool(row, self.site))
-            except Exception:
-                # A row the model no longer fits (a field removed since) must not break the listing.
-                logger.exception("The query tool %s is not served: it no longer fits its model.", row.name)
-                return None
-        return built[1]
-
-    def page(self, position: Any, limit: int) -> tuple[list[tuple[Any, Any]], bool]:
-        rows = self.queryset().order_by("pk")
-        if position is not None:
-            rows = rows.filter(pk__gt=position)
-        batch: list[tuple[Any, Any]] = []
-        # An empty batch would end this source for the site: read on until a row makes a tool.
-        while not batch:
-            fetched = list(rows[:limit + 1])
-            for row in fetched[:limit]:
-                tool = self.tool_for(row)
-                if tool is not None:
-                    batch.append((tool, row.pk))
-            if len(fetched) <= limit:
-                return batch, False
-            rows = rows.filter(pk__gt=fetched[limit - 1].pk)
-        return batch, True
-
-    async def candidates(self, ctx: Context, position: Any, limit: int) -> tuple[list[tuple[Any, Any]], bool]:
-        if position is not None and not isinstance(position, int):
-            raise InvalidParams("Invalid cursor")
-        return await in_thread(self.page)(position, limit)
-
-    async def lookup(self, key: str, ctx: Context) -> Any:
-        def find() -> QueryTool | None:
-            row = self.queryset().filter(name=key).first()
-            return None if row is None else self.tool_for(row)
-
-        return await in_thread(find)()
-
-
-def add_query_tool_source(site: Any) -> QueryToolSource:
-    """Serve the enabled query tools whose ``site`` is ``site.name`` on ``site``, after its own tools."""
     source = QueryToolSource(site)
     site.add_source(source)
     _sites[site.name] = site

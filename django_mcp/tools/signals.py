@@ -32,7 +32,8 @@ async def announce_tools_changed() -> None:
     await anotify_list_changed("tools")
 
 
-def _send() -> None:
+def send_tools_changed() -> None:
+    """Announce a change of the tool rows now, from sync code; a layer that is down is logged."""
     try:
         async_to_sync(announce_tools_changed)()
     except Exception:
@@ -51,14 +52,14 @@ def tools_changed(**kwargs: Any) -> None:
         if not any(isinstance(callback, _Announcement) for _, callback, *_ in connection.run_on_commit):
             transaction.on_commit(_Announcement())
     else:
-        _send()
+        send_tools_changed()
 
 
 class _Announcement:
     """The on-commit callback, recognisable so a transaction queues only one."""
 
     def __call__(self) -> None:
-        _send()
+        send_tools_changed()
 
 
 def sync_after_migrate(sender: Any, **kwargs: Any) -> None:

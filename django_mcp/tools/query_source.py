@@ -1,0 +1,130 @@
+"""
+Where a site's query tools come from (:class:`QueryToolSource`): the enabled
+:class:`~django_mcp.tools.query_models.McpQueryTool` rows of the site, each made into a
+:class:`~django_mcp.tools.query_tools.QueryTool`, listed after the tools in code.
+
+Every ``tools/list`` and every call of a name no code tool has consults this source, so it must
+not query the database each time (a listing took about 3 ms more with the query). Each worker
+keeps a snapshot of the rows, as it keeps one of the tool rows (:mod:`django_mcp.tools.policies`),
+and shares that snapshot's invalidation: saving or deleting a query tool announces a change of the
+tool rows to every worker (after the commit), and the snapshot is read again after
+``TOOL_POLICY_CACHE_SECONDS`` in any case, the safety net for a lost announcement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..conf import mcp_settings
+from ..context import Context
+from ..protocol.errors import InvalidParams
+from ..sources import PrimitiveSource
+from ..threads import in_thread
+from .policies import policies
+from .query_models import McpQueryTool
+from .query_tools import QueryTool
+
+logger = logging.getLogger("django_mcp.tools")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The enabled query tools of a site as read at ``read_at``, in primary-key order."""
+
+    read_at: float
+    generation: int
+    tools: list[tuple[int, QueryTool]]
+    by_name: dict[str, QueryTool]
+
+
+class QueryToolSource(PrimitiveSource):
+    """The enabled query tools of one site, in primary-key order, after the tools in code."""
+
+    kind = "tool"
+
+    def __init__(self, site: Any) -> None:
+        self.site = site
+        # pk → (updated, tool): a row is made into a tool once per version, on each worker.
+        self._built: dict[Any, tuple[Any, QueryTool]] = {}
+        self._snapshot: Snapshot | None = None
+        # One read at a time, whoever asks (as PolicyCache does), with the generation it began in.
+        self._reading: tuple[int, asyncio.Future[Snapshot]] | None = None
+
+    def __repr__(self) -> str:
+        return f"<QueryToolSource {self.site.name!r}>"
+
+    def tool_for(self, row: McpQueryTool) -> QueryTool | None:
+        built = self._built.get(row.pk)
+        if built is None or built[0] != row.updated:
+            try:
+                built = self._built[row.pk] = (row.updated, QueryTool(row, self.site))
+            except Exception:
+                # A row the model no longer fits (a field removed since) must not break the listing.
+                logger.exception("The query tool %s is not served: it no longer fits its model.", row.name)
+                return None
+        return built[1]
+
+    def read(self, generation: int) -> Snapshot:
+        """Read the site's enabled rows (sync: runs on a pool thread)."""
+        rows = list(McpQueryTool.objects.filter(site=self.site.name, enabled=True)
+                    .select_related("model").order_by("pk"))
+        # Rows deleted or disabled since are not kept built.
+        self._built = {row.pk: self._built[row.pk] for row in rows if row.pk in self._built}
+        tools = [(row.pk, tool) for row in rows if (tool := self.tool_for(row)) is not None]
+        return Snapshot(time.monotonic(), generation, tools, {tool.name: tool for _, tool in tools})
+
+    async def snapshot(self) -> Snapshot:
+        """The current snapshot; read again when the tool rows changed or it is too old."""
+        snapshot = self._snapshot
+        if snapshot is not None and snapshot.generation == policies.generation:
+            if time.monotonic() - snapshot.read_at >= mcp_settings.TOOL_POLICY_CACHE_SECONDS:
+                # Only the safety net expired: serve this one while one read refreshes it.
+                self._read()
+            return snapshot
+        return await asyncio.shield(self._read())
+
+    def _read(self) -> asyncio.Future[Snapshot]:
+        reading = self._reading
+        # A read begun before the latest change would answer what that change undid: begin another.
+        if reading is None or reading[0] != policies.generation or reading[1].get_loop() is not asyncio.get_running_loop():
+            reading = self._reading = (policies.generation, asyncio.ensure_future(self._load()))
+        return reading[1]
+
+    async def _load(self) -> Snapshot:
+        # Listen for other workers' announcements before reading, so none is missed in between.
+        from ..transports.session_cache import session_cache
+
+        session_cache.bind_to_loop()
+        generation = policies.generation
+        try:
+            snapshot = await in_thread(self.read)(generation)
+        finally:
+            if self._reading is not None and self._reading[1] is asyncio.current_task():
+                self._reading = None
+        if generation == policies.generation:  # an announcement during the read makes it stale already
+            self._snapshot = snapshot
+        return snapshot
+
+    def in_code(self, name: str) -> bool:
+        # A name a tool in code has is never served from here (the admin refuses such names too);
+        # checked when serving, as tools in code may be registered after the rows were read.
+        return self.site.get_registered("tool", name) is not None
+
+    async def candidates(self, ctx: Context, position: Any, limit: int) -> tuple[list[tuple[Any, Any]], bool]:
+        if position is not None and not isinstance(position, int):
+            raise InvalidParams("Invalid cursor")
+        batch: list[tuple[Any, Any]] = []
+        for pk, tool in (await self.snapshot()).tools:
+            if (position is None or pk > position) and not self.in_code(tool.name):
+                if len(batch) == limit:
+                    return batch, True
+                batch.append((tool, pk))
+        return batch, False
+
+    async def lookup(self, key: str, ctx: Context) -> Any:
+        tool = (await self.snapshot()).by_name.get(key)
+        return None if tool is None or self.in_code(key) else tool
