@@ -109,13 +109,21 @@ class HttpStreamConsumer(ChannelMembershipMixin, AsyncConsumer):
     async def _serve(self, receive: Any) -> None:
         finished = self.finished.future
         while not finished.done():
-            incoming = asyncio.ensure_future(receive())
-            done, _ = await asyncio.wait({incoming, finished}, return_when=asyncio.FIRST_COMPLETED)
-            if incoming not in done:
-                incoming.cancel()
-                break
+            if self.body_done or self.response_started:
+                # From here on the exchange may end before the client sends anything more (a
+                # disconnect): wait for whichever comes first.
+                incoming = asyncio.ensure_future(receive())
+                done, _ = await asyncio.wait({incoming, finished}, return_when=asyncio.FIRST_COMPLETED)
+                if incoming not in done:
+                    incoming.cancel()
+                    break
+                message = incoming.result()
+            else:
+                # While the request's body is still coming, only a message can move things on, so
+                # it is awaited directly: no task and no wait per chunk, a tenth of a small call.
+                message = await receive()
             try:
-                await self.dispatch(incoming.result())
+                await self.dispatch(message)
             except StopConsumer:
                 raise
             except Exception as exc:

@@ -41,13 +41,12 @@ async def run_interactive(dispatcher: "Dispatcher", ctx: RequestContext, params:
     """Run ``run()``; in the modern era, turn :class:`InputRequired` into an ``InputRequiredResult``."""
     if not ctx.is_modern:
         return await run()
-    digest = request_digest(ctx.method or "", binding)
     answers: dict[str, Any] = {}
     state_token = getattr(params, "request_state", None)
     responses = getattr(params, "input_responses", None)
     if state_token is not None:
         state = dispatcher.state_codec.decode(state_token, ctx)
-        if state.get("d") != digest:
+        if state.get("d") != request_digest(ctx.method or "", binding):
             raise InvalidParams("requestState belongs to a different request")
         answers.update(state.get("a") or {})
         # Only answers to what we asked count; unknown keys are ignored (MCP spec 2026-07-28, basic/patterns/mrtr,
@@ -62,7 +61,8 @@ async def run_interactive(dispatcher: "Dispatcher", ctx: RequestContext, params:
     try:
         return await run()
     except InputRequired as needed:
-        state = {"a": answers, "p": sorted(needed.requests), "d": digest}
+        # Computed only here and for a retry: most calls carry no state and ask for nothing.
+        state = {"a": answers, "p": sorted(needed.requests), "d": request_digest(ctx.method or "", binding)}
         return {
             "resultType": "input_required",
             "inputRequests": needed.requests,
