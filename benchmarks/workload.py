@@ -66,7 +66,7 @@ def modern_call(tool: str = "echo") -> Spec:
     }, _dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}))
 
 
-def legacy_call(session_id: str, numbered: bool = False) -> Spec:
+def legacy_call(session_id: str, numbered: bool = False, tool: str = "echo") -> Spec:
     """
     tools/call echo in a legacy session. ``numbered``: for the load generators, which then give
     every request its own id. Concurrent requests of one session must not share an id (MCP forbids
@@ -75,7 +75,7 @@ def legacy_call(session_id: str, numbered: bool = False) -> Spec:
     """
     request_id = FIRST_ID if numbered else 1
     return Spec("POST", "/mcp", _legacy_headers(session_id),
-                _dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": _ECHO}),
+                _dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {**_ECHO, "name": tool}}),
                 numbered=numbered)
 
 
