@@ -254,7 +254,13 @@ async def watch_admin_saves(server: LiveServer, admin_server: LiveServer, mode: 
         tasks = [asyncio.ensure_future(w.run(stop)) for w in (alice, bob)]
         try:
             await asyncio.wait_for(asyncio.gather(alice.ready.wait(), bob.ready.wait()), TIMEOUT)
-            await saved_until_seen(admin, pk, [alice, bob], title=title, secret=False, owner="")
+            try:
+                await saved_until_seen(admin, pk, [alice, bob], title=title, secret=False, owner="")
+            except AssertionError as exc:
+                # What the workers logged (a refused GET stream, a failed visibility check) is what
+                # tells a missing stream from a dropped notification.
+                logs = "\n".join(f"--- {s!r}\n{s.log_tail(60)}" for s in dict.fromkeys((server, admin_server)))
+                raise AssertionError(f"{exc}\n{logs}") from None
             assert set(alice.updates) == set(bob.updates) == {uri}
             seen_by_bob = len(bob.updates)
             alice.arrived.clear()
