@@ -10,6 +10,8 @@ of the test app (``tests.asgi:application``) pinned to CPU 0, driven from CPU 1 
 stdlib generator) exactly as ``run.py`` drives them:
 
 - baseline: the tool admin off (no ``MCP_TEST_TOOL_ADMIN``);
+- A0: ``MCP_TEST_TOOL_ADMIN=1`` with ``MCP_TEST_CALL_LOG=0``: the tool admin without its call log, so
+  that A - A0 is what the call log alone costs a call;
 - A: ``MCP_TEST_TOOL_ADMIN=1``: the per-worker snapshot of the ``McpTool`` rows consulted on every
   call and listing, and the call log (``McpToolCall``), written in batches by a background task;
   ``echo_async``'s row has no restriction;
@@ -54,9 +56,10 @@ from tests.live import ROOT, migrate, server_env
 
 TOOL = "echo_async"
 BASELINE = "baseline: tool admin off"
+NOLOG = "A0: tool admin, log off"
 ADMIN = "A: tool admin + call log"
 LIMITED = "B: A + rate limit"
-VARIANTS = (BASELINE, ADMIN, LIMITED)
+VARIANTS = (BASELINE, NOLOG, ADMIN, LIMITED)
 CALL, LIST = "tools/call", "tools/list"
 # The request kinds, and the variants each is measured on: a listing never meets a rate limit.
 REQUESTS = {CALL: VARIANTS, LIST: (BASELINE, ADMIN)}
@@ -106,7 +109,8 @@ def variant_env(variant: str, databases: dict[tuple[str, str], Path], kind: str)
     """The server's environment overrides. Baseline and A share A's file: the baseline writes no row."""
     db = databases[("B", kind)] if variant == LIMITED else databases[("A", kind)]
     return {"MCP_TEST_SQLITE": str(db), "MCP_TEST_DATABASE": None,
-            "MCP_TEST_TOOL_ADMIN": None if variant == BASELINE else "1"}
+            "MCP_TEST_TOOL_ADMIN": None if variant == BASELINE else "1",
+            "MCP_TEST_CALL_LOG": "0" if variant == NOLOG else None}
 
 
 def django_command(env: dict, *command: str) -> str:
@@ -195,7 +199,7 @@ def start_servers(kinds: list[str], databases: dict, ledgers: dict) -> dict:
     specs = {CALL: call_spec(), LIST: list_spec()}
     for kind in kinds:
         for variant in VARIANTS:
-            label = {BASELINE: "base", ADMIN: "admin", LIMITED: "limited"}[variant]
+            label = {BASELINE: "base", NOLOG: "nolog", ADMIN: "admin", LIMITED: "limited"}[variant]
             try:
                 server = Server(kind, "tests.asgi:application", f"tooladmin-{label}",
                                 variant_env(variant, databases, kind)).start()
@@ -336,7 +340,7 @@ def print_table(results: dict, kinds: list[str], levels: list[int], repeat: int)
                     if variant != BASELINE and base:
                         ratio, cpu_ratio, extra = paired(runs, base)
                         compared = f"{ratio:>12.3f}x{cpu_ratio:>10.3f}x{extra:>+9.0f}"
-                        ratios.append(f"{variant[0]}/baseline {ratio:.3f}x (CPU {cpu_ratio:.3f}x, {extra:+.0f} us)")
+                        ratios.append(f"{variant.split(':')[0]}/baseline {ratio:.3f}x (CPU {cpu_ratio:.3f}x, {extra:+.0f} us)")
                     print(f"{kind:8}{request:11}{conns:>4}  {variant:26}{rps:>9,.0f}"
                           f"{'±' + format(spread, '.0%') if spread else '':>8}{median_of(runs, lambda r: r.p50_ms):>8.2f}"
                           f"{median_of(runs, lambda r: r.p99_ms):>8.1f}{cpu:>11.0f}{median_of(runs, lambda r: r.busy):>6.0%}"
@@ -344,6 +348,20 @@ def print_table(results: dict, kinds: list[str], levels: list[int], repeat: int)
                 if ratios:
                     summary.append(f"  {kind:8}{request} c={conns:<3} " + "   ".join(ratios))
     return summary
+
+
+def print_log_alone(results: dict, kinds: list[str], levels: list[int]) -> None:
+    """A against A0, round by round: what writing the call log adds to a call, and nothing else."""
+    print("\nThe call log alone: A against A0 (the same tool admin without its log), paired per round")
+    for kind in kinds:
+        for conns in levels:
+            logged, unlogged = results.get((kind, CALL, ADMIN, conns)), results.get((kind, CALL, NOLOG, conns))
+            if not logged or not unlogged:
+                continue
+            ratio, cpu_ratio, extra = paired(logged, unlogged)
+            rounds = [r.rps / b.rps for r, b in zip(logged, unlogged) if b.rps]
+            print(f"  {kind:8}tools/call c={conns:<3} A/A0 {ratio:.3f}x (CPU {cpu_ratio:.3f}x, {extra:+.0f} us/req); "
+                  f"the rounds' A/A0: {min(rounds):.3f}x to {max(rounds):.3f}x")
 
 
 def print_expiry(expired: dict, results: dict, levels: list[int]) -> None:
@@ -433,6 +451,7 @@ def main() -> int:
     summary = print_table(results, kinds, args.levels, args.repeat)
     print("\nRatios against the baseline (req/s; CPU: baseline's CPU us/req / variant's, and the difference)")
     print("\n".join(summary))
+    print_log_alone(results, kinds, args.levels)
     for (kind, request, variant, conns), runs in results.items():
         busy = median_of(runs, lambda r: r.busy)
         if variant == BASELINE and conns > 1 and busy < 0.85:

@@ -138,7 +138,8 @@ DJANGO_MCP = {
     # tests run without one, so they are on only where a test asks (tests/tools/test_admin*.py and
     # live servers started with MCP_TEST_TOOL_ADMIN=1).
     "TOOL_ADMIN": os.environ.get("MCP_TEST_TOOL_ADMIN") == "1",
-    "CALL_LOG": os.environ.get("MCP_TEST_TOOL_ADMIN") == "1",
+    # MCP_TEST_CALL_LOG=0 keeps the log off with the admin on (benchmarks/tool_admin.py's variant A0).
+    "CALL_LOG": os.environ.get("MCP_TEST_CALL_LOG", os.environ.get("MCP_TEST_TOOL_ADMIN")) == "1",
     # Short keep-alives so tests can observe them without waiting long.
     "SSE_KEEPALIVE_SECONDS": float(os.environ.get("MCP_TEST_KEEPALIVE", "15")),
     # How soon a resumed stream gives up on a request whose worker stopped answering probes: short,
