@@ -1,6 +1,7 @@
 """
 Where the sync code users write runs: tools, resources and prompts written as plain functions,
-sync permission checks and completers.
+sync permission checks and completers; and django_mcp's own database work: the session and event
+stores, the call log, the tool rows.
 
 On a thread from the event loop's pool, with Django's connection handling around each call
 (Channels' ``database_sync_to_async``: old connections closed before and after, so a pool thread

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.db import DatabaseError
 from django.utils import timezone
 
 from ..conf import mcp_settings
+from ..threads import in_thread
 
 
 logger = logging.getLogger("django_mcp.stores.events")
@@ -102,7 +102,7 @@ class DatabaseEventStore(BaseEventStore):
 
     async def append(self, session_id: str, event: StoredEvent) -> None:
         try:
-            await database_sync_to_async(self._append)(session_id, event)
+            await in_thread(self._append)(session_id, event)
         except DatabaseError:
             # The session may have been deleted while its request ran; the event has nowhere to go.
             logger.info("Could not store event %s of session %s", event.event_id, session_id, exc_info=True)
@@ -119,7 +119,7 @@ class DatabaseEventStore(BaseEventStore):
                              message=event.message, final=event.final)
 
     async def after(self, session_id: str, stream_id: str, seq: int, limit: int = 200) -> list[StoredEvent] | None:
-        return await database_sync_to_async(self._after)(session_id, stream_id, seq, limit)
+        return await in_thread(self._after)(session_id, stream_id, seq, limit)
 
     def _after(self, session_id: str, stream_id: str, seq: int, limit: int) -> list[StoredEvent] | None:
         rows = self._model().objects.filter(session_id=session_id, stream_id=stream_id)
@@ -130,7 +130,7 @@ class DatabaseEventStore(BaseEventStore):
         return events
 
     async def describe(self, session_id: str, stream_id: str) -> StreamInfo | None:
-        return await database_sync_to_async(self._describe)(session_id, stream_id)
+        return await in_thread(self._describe)(session_id, stream_id)
 
     def _describe(self, session_id: str, stream_id: str) -> StreamInfo | None:
         rows = self._model().objects.filter(session_id=session_id, stream_id=stream_id)
@@ -141,7 +141,7 @@ class DatabaseEventStore(BaseEventStore):
         return StreamInfo((priming or {}).get("requestId"), finished)
 
     async def purge(self, older_than: timedelta) -> int:
-        return await database_sync_to_async(self._purge)(older_than)
+        return await in_thread(self._purge)(older_than)
 
     def _purge(self, older_than: timedelta) -> int:
         model = self._model()

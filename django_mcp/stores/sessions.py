@@ -11,11 +11,11 @@ import weakref
 from datetime import timedelta
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.db import transaction
 from django.utils import timezone
 
 from ..conf import mcp_settings
+from ..threads import in_thread
 from . import session_sql
 
 
@@ -125,7 +125,7 @@ class DatabaseSessionStore(BaseSessionStore):
                       client_info=client_info, user_key=user_key, transport=transport,
                       client_address=client_address if user_key == "anonymous" else None,
                       stream_channel=stream_channel)
-        return await database_sync_to_async(self._create)(fields, max_per_owner)
+        return await in_thread(self._create)(fields, max_per_owner)
 
     def _create(self, fields: dict[str, Any], max_per_owner: int | None) -> SessionState:
         model = self._model()
@@ -147,11 +147,11 @@ class DatabaseSessionStore(BaseSessionStore):
 
     async def add_subscription(self, session_id: str, uri: str, *, limit: int | None = None) -> list[str]:
         async with self._lock(session_id):
-            return await database_sync_to_async(self._change_subscriptions)(session_id, uri, True, limit)
+            return await in_thread(self._change_subscriptions)(session_id, uri, True, limit)
 
     async def remove_subscription(self, session_id: str, uri: str) -> list[str]:
         async with self._lock(session_id):
-            return await database_sync_to_async(self._change_subscriptions)(session_id, uri, False, None)
+            return await in_thread(self._change_subscriptions)(session_id, uri, False, None)
 
     def _lock(self, session_id: str) -> asyncio.Lock:
         # Row locks serialise workers on PostgreSQL; SQLite has none, so requests of one process
@@ -181,7 +181,7 @@ class DatabaseSessionStore(BaseSessionStore):
 
     def __init__(self) -> None:
         # Made once: building the thread-crossing wrapper per call shows up in profiles.
-        self._get_in_thread = database_sync_to_async(self._get)
+        self._get_in_thread = in_thread(self._get)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def get(self, session_id: str) -> SessionState | None:
@@ -205,14 +205,14 @@ class DatabaseSessionStore(BaseSessionStore):
         return self._state(row)
 
     async def update(self, session_id: str, **fields: Any) -> None:
-        await database_sync_to_async(self._model().objects.filter(pk=session_id).update)(**fields)
+        await in_thread(self._model().objects.filter(pk=session_id).update)(**fields)
 
     async def delete(self, session_id: str) -> bool:
         # Its events go with it, in the same transaction.
-        return await database_sync_to_async(session_sql.delete)(self._model(), session_id)
+        return await in_thread(session_sql.delete)(self._model(), session_id)
 
     async def touch(self, session_id: str) -> bool:
-        updated = await database_sync_to_async(self._model().objects.filter(pk=session_id).update)(
+        updated = await in_thread(self._model().objects.filter(pk=session_id).update)(
             last_seen_at=timezone.now())
         return updated > 0
 
@@ -220,7 +220,7 @@ class DatabaseSessionStore(BaseSessionStore):
         idle = timedelta(seconds=mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS)
         expired = self._model().objects.filter(last_seen_at__lt=timezone.now() - idle)
         # Their events go with them (ON DELETE CASCADE); count sessions only.
-        return await database_sync_to_async(lambda: expired.delete()[1].get(self._model()._meta.label, 0))()
+        return await in_thread(lambda: expired.delete()[1].get(self._model()._meta.label, 0))()
 
 
 def get_session_store() -> BaseSessionStore:

@@ -10,7 +10,9 @@ from django.utils import timezone
 from django_mcp.models import McpEvent, McpSession
 
 
-pytestmark = pytest.mark.django_db
+# Committed rows: the command runs the stores' queries on the thread pool, each thread on its own
+# connection, as it would from cron, outside any transaction of the caller's.
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _session(session_id: str, idle: timedelta) -> McpSession:
