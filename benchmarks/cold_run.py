@@ -4,8 +4,8 @@ The cold-session part of ``run.py``: django_mcp against the MCP Python SDK's ser
 Fresh processes, all pinned to CPU 0 and started together before timing: django_mcp serving the
 peer's one tool (``cold_asgi.py``) on every ASGI server kind on the run's SQLite database, again on
 PostgreSQL when ``--postgres`` gave an environment for it, django_mcp serving the test app's 35
-tools (``tests.asgi``, SQLite) to show what a longer listing costs, and the SDK peer (``sdk_asgi.py``) on uvicorn only (it
-needs the lifespan daphne does not run). Each answers one checked cold session before timing; one
+tools (``tests.asgi``, SQLite) to show what a longer listing costs, and the SDK peer
+(``sdk_asgi.py``) on uvicorn only (it needs the lifespan daphne does not run). Each answers one checked cold session before timing; one
 that fails is left out and reported. Then, as in the throughput part, a short warm-up and
 ``--repeat`` interleaved rounds over every (concurrency, target) point.
 """

@@ -237,7 +237,8 @@ def print_throughput(results: dict, kinds: list[str], levels: list[int], repeat:
     print("\nGoals: tools/call of the async tool against the bare Channels consumer on the same ASGI server")
     for kind, mode, conns, ratio in summary:
         goal = GOALS[mode].get(conns, DEFAULT_GOAL[mode])
-        print(f"  {kind:8}{mode:33} c={conns:<3} {ratio:5.2f}x  >= {goal:.2f}x {'ok' if ratio >= goal else 'BELOW GOAL'}")
+        verdict = "ok" if ratio >= goal else "BELOW GOAL"
+        print(f"  {kind:8}{mode:33} c={conns:<3} {ratio:5.2f}x  >= {goal:.2f}x {verdict}")
     top = max(levels)
     print(f"Goal: a sync tool's req/s at >= {SYNC_GOAL:.2f}x its async twin's at c={top} (a thread hop per call)")
     for kind in kinds:

@@ -340,7 +340,8 @@ def print_table(results: dict, kinds: list[str], levels: list[int], repeat: int)
                     if variant != BASELINE and base:
                         ratio, cpu_ratio, extra = paired(runs, base)
                         compared = f"{ratio:>12.3f}x{cpu_ratio:>10.3f}x{extra:>+9.0f}"
-                        ratios.append(f"{variant.split(':')[0]}/baseline {ratio:.3f}x (CPU {cpu_ratio:.3f}x, {extra:+.0f} us)")
+                        name = variant.split(":")[0]
+                        ratios.append(f"{name}/baseline {ratio:.3f}x (CPU {cpu_ratio:.3f}x, {extra:+.0f} us)")
                     print(f"{kind:8}{request:11}{conns:>4}  {variant:26}{rps:>9,.0f}"
                           f"{'±' + format(spread, '.0%') if spread else '':>8}{median_of(runs, lambda r: r.p50_ms):>8.2f}"
                           f"{median_of(runs, lambda r: r.p99_ms):>8.1f}{cpu:>11.0f}{median_of(runs, lambda r: r.busy):>6.0%}"

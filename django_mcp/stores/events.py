@@ -15,7 +15,7 @@ from django.db import DatabaseError
 from django.utils import timezone
 
 from ..conf import mcp_settings
-from ..threads import in_thread
+from ..threads import in_database_thread
 
 
 logger = logging.getLogger("django_mcp.stores.events")
@@ -100,9 +100,12 @@ class DatabaseEventStore(BaseEventStore):
 
         return McpEvent
 
+    def _in_thread(self, fn: Any) -> Any:
+        return in_database_thread(fn, self._model())
+
     async def append(self, session_id: str, event: StoredEvent) -> None:
         try:
-            await in_thread(self._append)(session_id, event)
+            await self._in_thread(self._append)(session_id, event)
         except DatabaseError:
             # The session may have been deleted while its request ran; the event has nowhere to go.
             logger.info("Could not store event %s of session %s", event.event_id, session_id, exc_info=True)
@@ -119,7 +122,7 @@ class DatabaseEventStore(BaseEventStore):
                              message=event.message, final=event.final)
 
     async def after(self, session_id: str, stream_id: str, seq: int, limit: int = 200) -> list[StoredEvent] | None:
-        return await in_thread(self._after)(session_id, stream_id, seq, limit)
+        return await self._in_thread(self._after)(session_id, stream_id, seq, limit)
 
     def _after(self, session_id: str, stream_id: str, seq: int, limit: int) -> list[StoredEvent] | None:
         rows = self._model().objects.filter(session_id=session_id, stream_id=stream_id)
@@ -130,7 +133,7 @@ class DatabaseEventStore(BaseEventStore):
         return events
 
     async def describe(self, session_id: str, stream_id: str) -> StreamInfo | None:
-        return await in_thread(self._describe)(session_id, stream_id)
+        return await self._in_thread(self._describe)(session_id, stream_id)
 
     def _describe(self, session_id: str, stream_id: str) -> StreamInfo | None:
         rows = self._model().objects.filter(session_id=session_id, stream_id=stream_id)
@@ -141,7 +144,7 @@ class DatabaseEventStore(BaseEventStore):
         return StreamInfo((priming or {}).get("requestId"), finished)
 
     async def purge(self, older_than: timedelta) -> int:
-        return await in_thread(self._purge)(older_than)
+        return await self._in_thread(self._purge)(older_than)
 
     def _purge(self, older_than: timedelta) -> int:
         model = self._model()

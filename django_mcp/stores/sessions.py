@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..conf import mcp_settings
-from ..threads import in_thread
+from ..threads import in_database_thread
 from . import session_sql
 
 
@@ -111,6 +111,9 @@ class DatabaseSessionStore(BaseSessionStore):
 
         return McpSession
 
+    def _in_thread(self, fn: Any) -> Any:
+        return in_database_thread(fn, self._model())
+
     def _state(self, row: Any) -> SessionState:
         return SessionState(id=row.id, protocol_version=row.protocol_version,
                             client_capabilities=row.client_capabilities or {}, client_info=row.client_info,
@@ -125,7 +128,7 @@ class DatabaseSessionStore(BaseSessionStore):
                       client_info=client_info, user_key=user_key, transport=transport,
                       client_address=client_address if user_key == "anonymous" else None,
                       stream_channel=stream_channel)
-        return await in_thread(self._create)(fields, max_per_owner)
+        return await self._in_thread(self._create)(fields, max_per_owner)
 
     def _create(self, fields: dict[str, Any], max_per_owner: int | None) -> SessionState:
         model = self._model()
@@ -147,11 +150,11 @@ class DatabaseSessionStore(BaseSessionStore):
 
     async def add_subscription(self, session_id: str, uri: str, *, limit: int | None = None) -> list[str]:
         async with self._lock(session_id):
-            return await in_thread(self._change_subscriptions)(session_id, uri, True, limit)
+            return await self._in_thread(self._change_subscriptions)(session_id, uri, True, limit)
 
     async def remove_subscription(self, session_id: str, uri: str) -> list[str]:
         async with self._lock(session_id):
-            return await in_thread(self._change_subscriptions)(session_id, uri, False, None)
+            return await self._in_thread(self._change_subscriptions)(session_id, uri, False, None)
 
     def _lock(self, session_id: str) -> asyncio.Lock:
         # Row locks serialise workers on PostgreSQL; SQLite has none, so requests of one process
@@ -180,12 +183,11 @@ class DatabaseSessionStore(BaseSessionStore):
             return current
 
     def __init__(self) -> None:
-        # Made once: building the thread-crossing wrapper per call shows up in profiles.
-        self._get_in_thread = in_thread(self._get)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def get(self, session_id: str) -> SessionState | None:
-        return await self._get_in_thread(session_id)
+        # Only on a miss of the worker's session cache (transports/session_cache.py).
+        return await self._in_thread(self._get)(session_id)
 
     def _get(self, session_id: str) -> SessionState | None:
         model = self._model()
@@ -205,14 +207,14 @@ class DatabaseSessionStore(BaseSessionStore):
         return self._state(row)
 
     async def update(self, session_id: str, **fields: Any) -> None:
-        await in_thread(self._model().objects.filter(pk=session_id).update)(**fields)
+        await self._in_thread(self._model().objects.filter(pk=session_id).update)(**fields)
 
     async def delete(self, session_id: str) -> bool:
         # Its events go with it, in the same transaction.
-        return await in_thread(session_sql.delete)(self._model(), session_id)
+        return await self._in_thread(session_sql.delete)(self._model(), session_id)
 
     async def touch(self, session_id: str) -> bool:
-        updated = await in_thread(self._model().objects.filter(pk=session_id).update)(
+        updated = await self._in_thread(self._model().objects.filter(pk=session_id).update)(
             last_seen_at=timezone.now())
         return updated > 0
 
@@ -220,7 +222,7 @@ class DatabaseSessionStore(BaseSessionStore):
         idle = timedelta(seconds=mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS)
         expired = self._model().objects.filter(last_seen_at__lt=timezone.now() - idle)
         # Their events go with them (ON DELETE CASCADE); count sessions only.
-        return await in_thread(lambda: expired.delete()[1].get(self._model()._meta.label, 0))()
+        return await self._in_thread(lambda: expired.delete()[1].get(self._model()._meta.label, 0))()
 
 
 def get_session_store() -> BaseSessionStore:

@@ -90,7 +90,8 @@ class QueryToolSource(PrimitiveSource):
     def _read(self) -> asyncio.Future[Snapshot]:
         reading = self._reading
         # A read begun before the latest change would answer what that change undid: begin another.
-        if reading is None or reading[0] != policies.generation or reading[1].get_loop() is not asyncio.get_running_loop():
+        if (reading is None or reading[0] != policies.generation
+                or reading[1].get_loop() is not asyncio.get_running_loop()):
             reading = self._reading = (policies.generation, asyncio.ensure_future(self._load()))
         return reading[1]
 

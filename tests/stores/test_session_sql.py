@@ -43,7 +43,8 @@ async def test_the_count_is_per_principal_and_address_ignores_idle_sessions_and_
         await create(store, user_key="anonymous", client_address="10.0.0.1")
     await create(store, user_key="anonymous", client_address="10.0.0.2")
     idle = await create(store, user_key="anonymous", client_address="10.0.0.1")
-    await sync_to_async(McpSession.objects.filter(pk=idle.id).update)(last_seen_at=timezone.now() - timedelta(minutes=2))
+    long_ago = timezone.now() - timedelta(minutes=2)
+    await sync_to_async(McpSession.objects.filter(pk=idle.id).update)(last_seen_at=long_ago)
     since = timezone.now() - timedelta(seconds=60)
 
     def count(user_key, address, limit=100):
