@@ -111,13 +111,24 @@ class HttpStreamConsumer(ChannelMembershipMixin, AsyncConsumer):
         while not finished.done():
             if self.body_done or self.response_started:
                 # From here on the exchange may end before the client sends anything more (a
-                # disconnect): wait for whichever comes first.
+                # disconnect): whichever comes first. The end cancels the wait for a message
+                # through a callback: asyncio.wait() would add a waiter future and two callbacks
+                # per request, kept as long as a stream stays open.
                 incoming = asyncio.ensure_future(receive())
-                done, _ = await asyncio.wait({incoming, finished}, return_when=asyncio.FIRST_COMPLETED)
-                if incoming not in done:
+
+                def stop_waiting(_: Any, incoming: asyncio.Future[Any] = incoming) -> None:
                     incoming.cancel()
-                    break
-                message = incoming.result()
+
+                finished.add_done_callback(stop_waiting)
+                try:
+                    message = await incoming
+                except asyncio.CancelledError:
+                    task = asyncio.current_task()
+                    if finished.done() and not (task is not None and task.cancelling()):
+                        break  # the exchange ended: nothing more to read
+                    raise
+                finally:
+                    finished.remove_done_callback(stop_waiting)
             else:
                 # While the request's body is still coming, only a message can move things on, so
                 # it is awaited directly: no task and no wait per chunk, a tenth of a small call.
