@@ -15,7 +15,10 @@ server kind:
 - django_mcp, one process: N legacy sessions created over ONE connection (initialize +
   initialized, so only the session's own cost is counted), then one legacy GET SSE stream per
   session, each on its own connection (so a stream's cost includes its connection, as the bare
-  consumer's does).
+  consumer's does);
+- django_mcp again, in another process: the same sessions and streams counted by ``tracemalloc``
+  (the ``traced`` rows, Python memory only: the kernel's and the server's C buffers of a
+  connection are not in them, so a stream reads less than its RSS).
 
 The servers are ``memory_asgi.py``'s wrappers, which can run ``gc.collect()`` on request: without
 it, RSS counts however much per-request cyclic garbage happens to be uncollected at the moment of
@@ -72,6 +75,16 @@ def _collect(client: workload.Client, pause: bool = False) -> int:
 # read sooner, and up to a second's worth of finished requests counts as memory the idle items
 # hold (at N=200 on daphne: 14.3 KiB per idle session read after 0.6 s; 7.5-10.4 after 2.1 s).
 DAPHNE_REAP_SECONDS = 1.5
+
+
+def traced_kib(server: Server, client: workload.Client, start: bool = False) -> int:
+    """The Python memory the server's tracemalloc traces now, in KiB, once finished work is let go."""
+    time.sleep(DAPHNE_REAP_SECONDS if server.kind == "daphne" else 0.3)
+    spec = workload.Spec("GET", "/__bench__/traced" + ("?start" if start else ""), {}, expect=[])
+    response = client.send(spec)
+    if response.status != 200:
+        raise RuntimeError(f"traced endpoint answered {response.status}")
+    return int(response.body) // 1024
 
 
 def settled_rss(server: Server, client: workload.Client) -> int:
@@ -180,6 +193,27 @@ def django_mcp(server: Server, kind: str, n: int, ctl: workload.Client) -> tuple
             Growth(kind, "django_mcp: idle legacy GET SSE stream", n, with_sessions, with_streams, 20)], garbage
 
 
+def django_mcp_traced(server: Server, kind: str, n: int, ctl: workload.Client) -> tuple[list, list]:
+    """
+    The same sessions and streams as :func:`django_mcp`, counted by tracemalloc (traced from after
+    the warm-up): the Python memory they keep, without RSS's pages and high-water marks.
+    """
+    warm = [workload.new_session(server.port, ctl) for _ in range(WARM_SESSIONS)]
+    workload.check(server.port, workload.legacy_call(warm[0]))
+    _close(_open_streams(server, warm[:3], ctl))
+    held: list[workload.Client] = []
+    try:
+        start = traced_kib(server, ctl, start=True)
+        sessions = [workload.new_session(server.port, ctl) for _ in range(n)]
+        with_sessions = traced_kib(server, ctl)
+        held = _open_streams(server, sessions, ctl)
+        with_streams = traced_kib(server, ctl)
+    finally:
+        _close(held)
+    return [Growth(kind, "django_mcp: idle legacy session, traced", n, start, with_sessions, 10),
+            Growth(kind, "django_mcp: idle legacy GET SSE stream, traced", n, with_sessions, with_streams, 20)], []
+
+
 def run(kinds: list[str], n: int, baseline_env: dict, django_env: dict, log=print) -> tuple[list, list]:
     growths: list[Growth] = []
     garbage: list[Garbage] = []
@@ -188,6 +222,7 @@ def run(kinds: list[str], n: int, baseline_env: dict, django_env: dict, log=prin
             ("baseline", "benchmarks.memory_asgi:baseline", baseline_env, baseline_connections),
             ("baseline", "benchmarks.memory_asgi:baseline", baseline_env, baseline_streams),
             ("django_mcp", "benchmarks.memory_asgi:django_mcp", django_env, django_mcp),
+            ("django_mcp", "benchmarks.memory_asgi:django_mcp", django_env, django_mcp_traced),
         ):
             server = Server(kind, app, f"mem-{label}", env).start()
             ctl = workload.Client(server.port)

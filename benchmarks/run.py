@@ -264,7 +264,8 @@ def print_throughput(results: dict, kinds: list[str], levels: list[int], repeat:
 
 
 def print_memory(growths: list[memory.Growth], garbage: list[memory.Garbage]) -> None:
-    print("\nMemory: RSS growth of a fresh server process per idle item (VmRSS after gc.collect(), KiB)")
+    print("\nMemory: RSS growth of a fresh server process per idle item (VmRSS after gc.collect(), KiB); the "
+          "'traced' rows count Python memory with tracemalloc instead (KiB)")
     header = f"{'server':8}{'what':52}{'N':>5}{'before':>10}{'after':>10}{'KiB each':>10}  goal"
     print(header + "\n" + "-" * len(header))
     for g in growths:
