@@ -17,7 +17,8 @@ import logging
 import re
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.db import DatabaseError
 
@@ -148,41 +149,66 @@ def _load(site: Any, sync: bool) -> dict[str, ToolPolicy]:
     return {row.name: policy_from_row(row) for row in rows}
 
 
+T = TypeVar("T")
+
+
 class PolicyCache:
-    """Per-worker snapshots of each site's tool rows."""
+    """
+    Per-worker snapshots of what staff decide in the admin: each site's tool rows, and anything
+    else read from such rows (the admin-defined query tools, ``tools/query_source.py``). All of
+    them are forgotten together when a change of the rows is announced (:meth:`forget`).
+    """
 
     def __init__(self) -> None:
-        self.snapshots: dict[str, tuple[float, dict[str, ToolPolicy]]] = {}
+        self.snapshots: dict[Any, tuple[float, Any]] = {}
         self.synced: set[str] = set()
-        # One read of a site's rows at a time, whoever asks: without it, every request in flight
+        # One read of a snapshot at a time, whoever asks: without it, every request in flight
         # when a snapshot goes stale queues its own read (benchmarks/tool_admin.py).
-        self.reading: dict[str, asyncio.Future[dict[str, ToolPolicy]]] = {}
+        self.reading: dict[Any, asyncio.Future[Any]] = {}
         self.generation = 0
 
     async def for_site(self, site: Any) -> dict[str, ToolPolicy]:
         if not mcp_settings.TOOL_ADMIN:
             return {}
         name = site_name_of(site)
-        snapshot = self.snapshots.get(name)
+        return await self.snapshot(name, lambda: self._load_policies(site, name))
+
+    async def snapshot(self, key: Any, load: Callable[[], Awaitable[T]]) -> T:
+        """
+        What ``load()`` returned, kept under ``key`` until the rows change, and read again once
+        older than ``TOOL_POLICY_CACHE_SECONDS``, the safety net for a lost announcement.
+        """
+        snapshot = self.snapshots.get(key)
         if snapshot is not None:
             if time.monotonic() - snapshot[0] >= mcp_settings.TOOL_POLICY_CACHE_SECONDS:
-                # Only the safety net for lost announcements expired: serve what we have while one
-                # read refreshes it in the background.
-                self._read(site, name)
+                # Only the safety net expired: serve what we have while one read refreshes it in
+                # the background.
+                self._read(key, load)
             return snapshot[1]
-        return await asyncio.shield(self._read(site, name))
+        return await asyncio.shield(self._read(key, load))
 
-    def _read(self, site: Any, name: str) -> asyncio.Future[dict[str, ToolPolicy]]:
-        reading = self.reading.get(name)
+    def _read(self, key: Any, load: Callable[[], Awaitable[Any]]) -> asyncio.Future[Any]:
+        reading = self.reading.get(key)
         if reading is None or reading.get_loop() is not asyncio.get_running_loop():
-            reading = self.reading[name] = asyncio.ensure_future(self._load(site, name))
+            reading = self.reading[key] = asyncio.ensure_future(self._load(key, load))
         return reading
 
-    async def _load(self, site: Any, name: str) -> dict[str, ToolPolicy]:
+    async def _load(self, key: Any, load: Callable[[], Awaitable[Any]]) -> Any:
         # Listen for other workers' announcements before reading, so none is missed in between.
         from ..transports.session_cache import session_cache
 
         session_cache.bind_to_loop()
+        generation = self.generation
+        try:
+            value = await load()
+        finally:
+            if self.reading.get(key) is asyncio.current_task():  # not a newer read started after forget()
+                self.reading.pop(key, None)  # forget() may run on another thread (an admin save)
+        if generation == self.generation:  # an announcement during the read makes it stale already
+            self.snapshots[key] = (time.monotonic(), value)
+        return value
+
+    async def _load_policies(self, site: Any, name: str) -> dict[str, ToolPolicy]:
         generation = self.generation
         old = self.snapshots.get(name)
         try:
@@ -196,12 +222,8 @@ class PolicyCache:
                 # Never read (no table before migrate): tools are served as the code defines them.
                 logger.warning("Tool rows unavailable; serving tools as the code defines them", exc_info=True)
                 policies = {}
-        finally:
-            if self.reading.get(name) is asyncio.current_task():  # not a newer read started after forget()
-                self.reading.pop(name, None)  # forget() may run on another thread (an admin save)
-        if generation == self.generation:  # an announcement during the read makes it stale already
+        if generation == self.generation:  # forget() during the read asks for another sync
             self.synced.add(name)
-            self.snapshots[name] = (time.monotonic(), policies)
         return policies
 
     async def get(self, site: Any, name: str) -> ToolPolicy | None:

@@ -5,21 +5,18 @@ Where a site's query tools come from (:class:`QueryToolSource`): the enabled
 
 Every ``tools/list`` and every call of a name no code tool has consults this source, so it must
 not query the database each time (a listing took about 3 ms more with the query). Each worker
-keeps a snapshot of the rows, as it keeps one of the tool rows (:mod:`django_mcp.tools.policies`),
-and shares that snapshot's invalidation: saving or deleting a query tool announces a change of the
-tool rows to every worker (after the commit), and the snapshot is read again after
-``TOOL_POLICY_CACHE_SECONDS`` in any case, the safety net for a lost announcement.
+keeps a snapshot of the rows beside its snapshot of the tool rows, in the same
+:class:`~django_mcp.tools.policies.PolicyCache`: saving or deleting a query tool announces a
+change of the tool rows to every worker (after the commit), which forgets both, and the snapshot
+is read again after ``TOOL_POLICY_CACHE_SECONDS`` in any case.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..conf import mcp_settings
 from ..context import Context
 from ..protocol.errors import InvalidParams
 from ..sources import PrimitiveSource
@@ -33,10 +30,8 @@ logger = logging.getLogger("django_mcp.tools")
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The enabled query tools of a site as read at ``read_at``, in primary-key order."""
+    """The enabled query tools of a site, in primary-key order, and by name."""
 
-    read_at: float
-    generation: int
     tools: list[tuple[int, QueryTool]]
     by_name: dict[str, QueryTool]
 
@@ -50,9 +45,8 @@ class QueryToolSource(PrimitiveSource):
         self.site = site
         # pk → (updated, tool): a row is made into a tool once per version, on each worker.
         self._built: dict[Any, tuple[Any, QueryTool]] = {}
-        self._snapshot: Snapshot | None = None
-        # One read at a time, whoever asks (as PolicyCache does), with the generation it began in.
-        self._reading: tuple[int, asyncio.Future[Snapshot]] | None = None
+        # Made once: every listing and lookup asks for the snapshot.
+        self._read_in_thread = in_thread(self.read)
 
     def __repr__(self) -> str:
         return f"<QueryToolSource {self.site.name!r}>"
@@ -68,47 +62,18 @@ class QueryToolSource(PrimitiveSource):
                 return None
         return built[1]
 
-    def read(self, generation: int) -> Snapshot:
+    def read(self) -> Snapshot:
         """Read the site's enabled rows (sync: runs on a pool thread)."""
         rows = list(McpQueryTool.objects.filter(site=self.site.name, enabled=True)
                     .select_related("model").order_by("pk"))
         # Rows deleted or disabled since are not kept built.
         self._built = {row.pk: self._built[row.pk] for row in rows if row.pk in self._built}
         tools = [(row.pk, tool) for row in rows if (tool := self.tool_for(row)) is not None]
-        return Snapshot(time.monotonic(), generation, tools, {tool.name: tool for _, tool in tools})
+        return Snapshot(tools, {tool.name: tool for _, tool in tools})
 
     async def snapshot(self) -> Snapshot:
-        """The current snapshot; read again when the tool rows changed or it is too old."""
-        snapshot = self._snapshot
-        if snapshot is not None and snapshot.generation == policies.generation:
-            if time.monotonic() - snapshot.read_at >= mcp_settings.TOOL_POLICY_CACHE_SECONDS:
-                # Only the safety net expired: serve this one while one read refreshes it.
-                self._read()
-            return snapshot
-        return await asyncio.shield(self._read())
-
-    def _read(self) -> asyncio.Future[Snapshot]:
-        reading = self._reading
-        # A read begun before the latest change would answer what that change undid: begin another.
-        if (reading is None or reading[0] != policies.generation
-                or reading[1].get_loop() is not asyncio.get_running_loop()):
-            reading = self._reading = (policies.generation, asyncio.ensure_future(self._load()))
-        return reading[1]
-
-    async def _load(self) -> Snapshot:
-        # Listen for other workers' announcements before reading, so none is missed in between.
-        from ..transports.session_cache import session_cache
-
-        session_cache.bind_to_loop()
-        generation = policies.generation
-        try:
-            snapshot = await in_thread(self.read)(generation)
-        finally:
-            if self._reading is not None and self._reading[1] is asyncio.current_task():
-                self._reading = None
-        if generation == policies.generation:  # an announcement during the read makes it stale already
-            self._snapshot = snapshot
-        return snapshot
+        """The rows as this worker last read them (see :meth:`PolicyCache.snapshot`)."""
+        return await policies.snapshot(("query tools", self.site.name), self._read_in_thread)
 
     def in_code(self, name: str) -> bool:
         # A name a tool in code has is never served from here (the admin refuses such names too);

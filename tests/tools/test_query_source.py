@@ -27,9 +27,9 @@ class CountingSource(QueryToolSource):
 
     reads = 0
 
-    def read(self, generation: int) -> Any:
+    def read(self) -> Any:
         self.reads += 1
-        return super().read(generation)
+        return super().read()
 
 
 @pytest.fixture
