@@ -166,12 +166,18 @@ def baseline_streams(server: Server, kind: str, n: int, ctl: workload.Client) ->
         _close(held)
 
 
-def django_mcp(server: Server, kind: str, n: int, ctl: workload.Client) -> tuple[list, list]:
+def _warm_up(server: Server, ctl: workload.Client) -> list[str]:
+    """Sessions, calls in both eras and a few streams, once, before anything is measured; the sessions."""
     # Sessions are created over the control connection: it is open anyway, so no connection is counted.
     warm = [workload.new_session(server.port, ctl) for _ in range(WARM_SESSIONS)]
     for spec in (workload.modern_call(), workload.legacy_call(warm[0])):
         workload.check(server.port, spec)
     _close(_open_streams(server, warm[:3], ctl))
+    return warm
+
+
+def django_mcp(server: Server, kind: str, n: int, ctl: workload.Client) -> tuple[list, list]:
+    warm = _warm_up(server, ctl)
     held: list[workload.Client] = []
     try:
         start = settled_rss(server, ctl)
@@ -198,9 +204,7 @@ def django_mcp_traced(server: Server, kind: str, n: int, ctl: workload.Client) -
     The same sessions and streams as :func:`django_mcp`, counted by tracemalloc (traced from after
     the warm-up): the Python memory they keep, without RSS's pages and high-water marks.
     """
-    warm = [workload.new_session(server.port, ctl) for _ in range(WARM_SESSIONS)]
-    workload.check(server.port, workload.legacy_call(warm[0]))
-    _close(_open_streams(server, warm[:3], ctl))
+    _warm_up(server, ctl)
     held: list[workload.Client] = []
     try:
         start = traced_kib(server, ctl, start=True)
