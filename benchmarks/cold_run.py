@@ -5,9 +5,10 @@ Fresh processes, all pinned to CPU 0 and started together before timing: django_
 peer's one tool (``cold_asgi.py``) on every ASGI server kind on the run's SQLite database, again on
 PostgreSQL when ``--postgres`` gave an environment for it, django_mcp serving the test app's 35
 tools (``tests.asgi``, SQLite) to show what a longer listing costs, and the SDK peer
-(``sdk_asgi.py``) on uvicorn only (it needs the lifespan daphne does not run). Each answers one checked cold session before timing; one
-that fails is left out and reported. Then, as in the throughput part, a short warm-up and
-``--repeat`` interleaved rounds over every (concurrency, target) point.
+(``sdk_asgi.py``) on uvicorn only (it needs the lifespan daphne does not run). Each answers one
+checked cold session before timing; one that fails is left out and reported. Then, as in the
+throughput part, a short warm-up and ``--repeat`` interleaved rounds over every (concurrency,
+target) point.
 """
 
 from __future__ import annotations
