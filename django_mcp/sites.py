@@ -312,7 +312,9 @@ _instances: dict[type, McpSite] = {}
 
 def get_default_site() -> McpSite:
     """The site ``DJANGO_MCP["SITE"]`` names: an instance, or a class instantiated once."""
-    resolved = site._wrapped  # asked on every request: skip the settings once resolved
+    # Asked on every request: skip the settings once resolved, and LazyObject's Python-level
+    # __getattribute__ too.
+    resolved = object.__getattribute__(site, "_wrapped")
     if resolved is not empty:
         return resolved
     value = mcp_settings.SITE

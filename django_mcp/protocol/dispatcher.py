@@ -31,6 +31,7 @@ from .errors import (
     echo_text,
 )
 from .handlers import completion, lifecycle, prompts, resources, subscriptions, tools
+from .plain_results import is_plain_text_call_result
 from .versions import META_SERVER_INFO
 
 
@@ -130,6 +131,8 @@ class Dispatcher:
             meta = dict(result.get("_meta") or {})
             meta.setdefault(META_SERVER_INFO, self.backend.server_info())
             result = {"resultType": "complete", **result, "_meta": meta}
+        if method == "tools/call" and is_plain_text_call_result(result, ctx.is_modern):
+            return result  # the schema round trip would return it unchanged
         try:
             return serialize_server_result(method, ctx.protocol_version, result)
         except KeyError:

@@ -108,7 +108,15 @@ class HttpStreamConsumer(ChannelMembershipMixin, AsyncConsumer):
 
     async def _serve(self, receive: Any) -> None:
         finished = self.finished.future
+        yielded = False
         while not finished.done():
+            if (self.body_done or self.response_started) and not yielded:
+                # Most requests are answered by their task's first step (nothing in it waits):
+                # let it run before watching for a disconnect, which costs a task, its
+                # cancellation and two exceptions that such a request never needs.
+                yielded = True
+                await asyncio.sleep(0)
+                continue
             if self.body_done or self.response_started:
                 # From here on the exchange may end before the client sends anything more (a
                 # disconnect): whichever comes first. The end cancels the wait for a message

@@ -189,14 +189,31 @@ setting_changed.connect(_forget)
 # Content negotiation ---------------------------------------------------------------------------
 
 
-def media_types(header: str | None) -> list[str]:
+# Clients send the same few Accept and Content-Type values on every request; parsing them once
+# each saves two list-building parses per POST. Long values (rare, and a client's to choose) are
+# parsed every time, so the cache stays small whatever is sent.
+_CACHED_HEADER_LENGTH = 256
+
+
+def _parse_media_types(header: str) -> tuple[str, ...]:
+    return tuple(part.split(";", 1)[0].strip().lower() for part in header.split(",") if part.strip())
+
+
+_cached_media_types = lru_cache(maxsize=64)(_parse_media_types)
+
+
+def media_types(header: str | None) -> tuple[str, ...]:
     """The media types of an ``Accept`` or ``Content-Type`` header, parameters dropped, lower-cased."""
     if not header:
-        return []
-    return [part.split(";", 1)[0].strip().lower() for part in header.split(",") if part.strip()]
+        return ()
+    if len(header) > _CACHED_HEADER_LENGTH:
+        return _parse_media_types(header)
+    return _cached_media_types(header)
 
 
 def accepts(header: str | None, media_type: str) -> bool:
     """Whether an ``Accept`` header allows ``media_type`` (wildcards included)."""
-    kind = media_type.split("/", 1)[0]
-    return any(t in (media_type, f"{kind}/*", "*/*") for t in media_types(header))
+    types = media_types(header)
+    if media_type in types or "*/*" in types:
+        return True
+    return f"{media_type.split('/', 1)[0]}/*" in types

@@ -228,10 +228,18 @@ def test_origin_follows_allowed_hosts_changes(settings):
 
 
 def test_media_types():
-    assert media_types(None) == []
-    assert media_types("") == []
-    assert media_types("Application/JSON; charset=utf-8") == ["application/json"]
-    assert media_types("application/json, text/event-stream;q=0.9, ") == ["application/json", "text/event-stream"]
+    assert media_types(None) == ()
+    assert media_types("") == ()
+    assert media_types("Application/JSON; charset=utf-8") == ("application/json",)
+    assert media_types("application/json, text/event-stream;q=0.9, ") == ("application/json", "text/event-stream")
+
+
+def test_long_media_type_headers_are_parsed_the_same_without_the_cache():
+    header = "application/json, " + ", ".join(f"x-type/n{i}" for i in range(40)) + ", Text/Event-Stream;q=0.1"
+    assert len(header) > 256
+    parsed = media_types(header)
+    assert parsed[0] == "application/json" and parsed[-1] == "text/event-stream" and len(parsed) == 42
+    assert accepts(header, "text/event-stream") and not accepts(header, "text/html")
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,55 @@
+"""
+Recognising a ``tools/call`` result that the schema round trip would give back unchanged.
+
+:meth:`~django_mcp.protocol.dispatcher.Dispatcher.shape_result` validates every result against
+the revision's schema and dumps it again (``mcp_types.methods.serialize_server_result``). For the
+most common answer of all — text blocks and ``isError``, which is what a tool returning a string
+produces — that round trip costs more than the rest of the call's protocol work together and can
+change nothing: every field is required or absent, of the one type the schema allows, and holds no
+``None`` to drop. Such a result is sent as it is; anything else (other block types, annotations,
+structured content, a ``_meta`` of the tool's own) still takes the full round trip.
+"""
+
+from typing import Any
+
+from .versions import META_SERVER_INFO
+
+
+# The CallToolResult members a plain result may have (MCP spec 2025-11-25, server/tools#tool-result;
+# 2026-07-28 adds ``resultType`` and the ``_meta`` server info, MCP spec 2026-07-28, basic#messages).
+_LEGACY_KEYS = frozenset({"content", "isError"})
+_MODERN_KEYS = frozenset({"content", "isError", "resultType", "_meta"})
+_TEXT_BLOCK_KEYS = frozenset({"type", "text"})
+# Implementation (MCP spec 2025-11-25, schema): the members server_info() may fill, all strings.
+_SERVER_INFO_KEYS = frozenset({"name", "version", "title"})
+
+
+def is_plain_text_call_result(result: Any, modern: bool) -> bool:
+    """
+    Whether ``result`` is a ``CallToolResult`` of text blocks only, in exactly the shape its
+    revision's schema dumps (so validating and dumping it would return an equal dict).
+    """
+    if type(result) is not dict or not result.keys() <= (_MODERN_KEYS if modern else _LEGACY_KEYS):
+        return False
+    if type(result.get("isError")) is not bool:
+        return False
+    content = result.get("content")
+    if type(content) is not list:
+        return False
+    for block in content:
+        if (type(block) is not dict or block.keys() != _TEXT_BLOCK_KEYS or block["type"] != "text"
+                or type(block["text"]) is not str):
+            return False
+    if modern:
+        if result.get("resultType") != "complete":
+            return False
+        meta = result.get("_meta")
+        if meta is not None:
+            if type(meta) is not dict or meta.keys() - {META_SERVER_INFO}:
+                return False
+            info = meta.get(META_SERVER_INFO)
+            if info is not None and not (type(info) is dict and info.keys() <= _SERVER_INFO_KEYS
+                                         and "name" in info and "version" in info
+                                         and all(type(value) is str for value in info.values())):
+                return False
+    return True
