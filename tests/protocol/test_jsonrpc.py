@@ -36,6 +36,45 @@ def test_encode_refuses_nan():
         jsonrpc.encode({"x": float("nan")})
 
 
+@pytest.mark.parametrize("value", [float("inf"), float("-inf")])
+def test_encode_refuses_the_infinities(value):
+    with pytest.raises(ValueError):
+        jsonrpc.encode({"x": [value]})
+
+
+def test_text_spelling_nan_or_infinity_is_only_text():
+    # The fast encoder's output is checked for its spelling of NaN; text holding the word takes
+    # the stdlib encoder and comes out the same.
+    message = {"text": "NaN and Infinity", "n": 1.5}
+    assert jsonrpc.encode(message) == b'{"text":"NaN and Infinity","n":1.5}'
+
+
+def test_encode_writes_what_the_stdlib_writes():
+    message = {"jsonrpc": "2.0", "id": 12345678901234567890, "result": {
+        "t": (1, "\u2028\x7f\u00e9\"\\"), "k": {"1": None, "b": True, "": [], "o": {}}}}
+    assert jsonrpc.encode(message) == json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+    # Floats keep their value; only an exponent's spelling may differ (2.5e-7, not 2.5e-07).
+    floats = [0.1, 1e16, -0.0, 2.5e-7, 1.7976931348623157e308, 5e-324]
+    assert json.loads(jsonrpc.encode(floats)) == floats
+
+
+def test_a_value_json_cannot_hold_is_still_a_type_error():
+    with pytest.raises(TypeError):
+        jsonrpc.encode({"x": object()})
+
+
+@pytest.mark.parametrize("depth", [199, 201, 900])
+def test_decode_takes_bodies_as_deep_as_the_stdlib_does(depth):
+    body = "[" * depth + "1" + "]" * depth
+    assert jsonrpc.decode(body.encode()) == json.loads(body)
+
+
+@pytest.mark.parametrize("body", [b'{"a":1} x', b'{"a":1,}', b'"\x01"', b"[NaN]", b"[Infinity]", b"\xef\xbb\xbf{}"])
+def test_decode_refuses_what_the_stdlib_refuses(body):
+    with pytest.raises(ParseError):
+        jsonrpc.decode(body)
+
+
 def test_encode_batch():
     assert jsonrpc.encode([{"a": 1}, {"b": 2}]) == b'[{"a":1},{"b":2}]'
 
