@@ -27,7 +27,7 @@ example of the seam::
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from .conf import mcp_settings
@@ -70,12 +70,43 @@ class IncomingRequest:
         self.challenge_params: dict[str, str] = {}
 
     @property
-    def headers(self) -> dict[str, str]:
-        # Decoded on first use: most requests meet no class that reads a header.
+    def headers(self) -> Mapping[str, str]:
+        # A view of the consumer's headers: most classes look up one or two names, so none is
+        # decoded until asked for.
         if self._headers is None:
-            raw = self._raw_headers or {}
-            self._headers = {name.decode("latin-1"): value for name, value in raw.items()}
+            self._headers = HeaderView(self._raw_headers or {})
         return self._headers
+
+
+class HeaderView(Mapping[str, str]):
+    """Read-only ``str``-keyed access to headers kept by their ``bytes`` names (lower-case)."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: dict[bytes, str]) -> None:
+        self._raw = raw
+
+    def __getitem__(self, name: str) -> str:
+        return self._raw[name.encode("latin-1")]
+
+    def get(self, name: str, default: Any = None) -> Any:  # without Mapping's try/except KeyError
+        try:
+            key = name.encode("latin-1")
+        except (AttributeError, UnicodeEncodeError):
+            return default
+        return self._raw.get(key, default)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return (name.decode("latin-1") for name in self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
 
 
 class BaseAuthentication:

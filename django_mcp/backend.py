@@ -20,6 +20,7 @@ from .protocol.context import RequestContext
 from .protocol.errors import InvalidParams, ResourceNotFound, echo, echo_text
 # At module level: an import inside permits() and definition_of() cost about a microsecond per
 # primitive and request, a tenth of a 36-tool tools/list.
+from .tools.calls import run_tool
 from .tools.policies import policies
 
 
@@ -127,12 +128,18 @@ class SiteBackend:
 
     async def find(self, kind: str, key: str, ctx: RequestContext) -> Primitive | None:
         """The primitive of ``kind`` named ``key`` that this request may use, else None."""
+        slot = (kind, key)
+        if slot in ctx.found:
+            return ctx.found[slot]
         context = handle(ctx)
+        found = None
         for source in self.sources(kind):
             primitive = await source.lookup(key, context)
             if primitive is not None:
-                return primitive if await self.permits(primitive, context) else None
-        return None
+                found = primitive if await self.permits(primitive, context) else None
+                break
+        ctx.found[slot] = found
+        return found
 
     # Listings ------------------------------------------------------------------------------------
 
@@ -203,8 +210,6 @@ class SiteBackend:
         # A tool the user may not use is reported exactly like one that does not exist.
         if tool is None:
             raise InvalidParams(f"Unknown tool: {echo_text(name)}", {"name": echo(name)})
-        from .tools.calls import run_tool
-
         return await run_tool(self, tool, await policies.get(self, tool.key), arguments, ctx)
 
     async def resolve_resource(self, uri: str, ctx: RequestContext) -> tuple[Primitive, dict[str, str]] | None:

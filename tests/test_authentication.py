@@ -137,6 +137,19 @@ async def test_session_authentication_takes_only_an_authenticated_scope_user() -
     assert await SessionAuthentication().authenticate(IncomingRequest("stdio", process_user=alice)) is None
 
 
+def test_headers_read_from_the_consumer_are_a_str_keyed_view() -> None:
+    raw = {b"x-api-key": "alice-key", b"authorization": "Bearer t", b"x-caf\xc3\xa9": "latin"}
+    headers = IncomingRequest("streamable-http", raw_headers=raw).headers
+    assert headers.get("x-api-key") == "alice-key" and headers["authorization"] == "Bearer t"
+    assert headers.get("X-Api-Key") is None and headers.get("missing", "d") == "d"
+    assert headers.get("x-\u2603") is None  # a name no header can have
+    assert "authorization" in headers and "cookie" not in headers and 1 not in headers
+    with pytest.raises(KeyError):
+        headers["cookie"]
+    assert dict(headers) == {"x-api-key": "alice-key", "authorization": "Bearer t", "x-caf\xc3\xa9": "latin"}
+    assert len(headers) == 3
+
+
 async def test_process_user_authentication() -> None:
     alice = User(username="alice")
     assert await ProcessUserAuthentication().authenticate(IncomingRequest("stdio", process_user=alice)) == (alice, None)

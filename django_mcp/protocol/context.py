@@ -65,6 +65,9 @@ class RequestContext:
     # Permission decisions already taken in this request, by (kind, key): a 2026-07-28 tools/call
     # asks once for its mirrored headers and once to run, and the answer cannot change between.
     decisions: dict[tuple[str, str], bool] = field(default_factory=dict)
+    # What the backend found by (kind, key) for this request, hidden ones as None: the same
+    # tools/call looks its tool up for the mirrored headers and again to run it.
+    found: dict[tuple[str, str], Any] = field(default_factory=dict)
     # The Django layer's handle on this request for permission checks and definitions, made once.
     handle: Any = None
     # ``ttlMs``/``cacheScope`` the answered primitive asks for (2026-07-28), over the server's defaults.

@@ -28,11 +28,26 @@ class LiveSession:
     stream may be held by another worker.
     """
 
+    __slots__ = ("state",)
+
     def __init__(self, state: SessionState) -> None:
         self.state = state
 
+    # The record's fields, read on every request of the session: properties, because a
+    # __getattr__ fallback pays for a failed lookup (and its AttributeError) on each read.
+    id = property(lambda self: self.state.id)
+    protocol_version = property(lambda self: self.state.protocol_version)
+    client_capabilities = property(lambda self: self.state.client_capabilities)
+    client_info = property(lambda self: self.state.client_info)
+    log_level = property(lambda self: self.state.log_level)
+    subscriptions = property(lambda self: self.state.subscriptions)
+    user_key = property(lambda self: self.state.user_key)
+    transport = property(lambda self: self.state.transport)
+    expired = property(lambda self: self.state.expired)
+    stream_channel = property(lambda self: self.state.stream_channel)
+
     def __getattr__(self, name: str) -> Any:
-        # id, protocol_version, client_capabilities, client_info, log_level, subscriptions, user_key, transport
+        # Anything else a store's record carries.
         return getattr(self.state, name)
 
     async def set_log_level(self, level: str) -> None:
