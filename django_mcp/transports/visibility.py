@@ -27,3 +27,5 @@ async def may_deliver(event: dict[str, Any], backend: Any, *, user: Any, auth: A
     except Exception:
         logger.exception("Checking who may see a change notification failed; not delivering it")
         return False
+    finally:
+        ctx.handle = None  # a cycle with the context's Context (see requests.release_handle)

@@ -68,3 +68,64 @@ def test_a_slow_sync_tool_does_not_stall_other_clients_of_a_live_worker(live_ser
         assert quick.body["result"]["content"][0]["text"] == "still served"
         assert not slow.done(), "the slow tool finished first: it did not overlap the quick one"
         assert slow.result(timeout=15).body["result"]["content"][0]["text"] == "slept 4.0"
+
+
+# No garbage for the collector -----------------------------------------------------------------
+
+
+def legacy_headers(session_id: str | None = None) -> list[tuple[bytes, bytes]]:
+    headers = [(b"host", b"testserver"), (b"content-type", b"application/json"),
+               (b"accept", b"application/json, text/event-stream"), (b"mcp-protocol-version", b"2025-11-25")]
+    return headers + ([(b"mcp-session-id", session_id.encode())] if session_id else [])
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+@pytest.mark.parametrize("tool", ["echo", "echo_async"])
+async def test_an_answered_request_leaves_nothing_for_the_cyclic_collector(era, tool):
+    # A request whose objects form a cycle (its context and its Context pointed at each other,
+    # and through the senders at the consumer) is freed only by a collection; under load the
+    # collector then walked every request's objects. Answered requests must go by refcount alone.
+    import gc
+
+    from django_mcp.protocol.context import RequestContext
+    from tests.asgi import application
+
+    session_id = None
+    if era == "legacy":
+        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+        response = await HttpCommunicator(application, "POST", "/mcp", json.dumps(init).encode(),
+                                          legacy_headers()).get_response(timeout=10)
+        session_id = dict(response["headers"])[b"mcp-session-id"].decode()
+
+    async def one(request_id: int) -> None:
+        if era == "modern":
+            communicator = call(application, request_id, tool)
+        else:
+            body = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                    "params": {"name": tool, "arguments": {"text": "hi"}}}
+            communicator = HttpCommunicator(application, "POST", "/mcp", json.dumps(body).encode(),
+                                            legacy_headers(session_id))
+        response = await communicator.get_response(timeout=10)
+        assert response["status"] == 200, response["body"]
+        # As a server does: the application ends by itself (a dropped communicator cancels it,
+        # which no server does to an answered request).
+        await communicator.wait(timeout=10)
+
+    for request_id in range(1, 4):  # warm-up: lazily built validators, caches
+        await one(request_id)
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for request_id in range(10, 30):
+            await one(request_id)
+        await asyncio.sleep(0.1)  # legacy request tasks end after their answer is sent
+        gc.collect()
+        left = [type(obj).__name__ for obj in gc.garbage if isinstance(obj, (McpHttpConsumer, RequestContext))]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert left == []
