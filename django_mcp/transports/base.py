@@ -63,6 +63,27 @@ class HttpStreamConsumer(ChannelMembershipMixin, AsyncConsumer):
     #: request without ``Origin`` pays nothing for CORS.
     cors_headers: list[tuple[bytes, bytes]] | None = None
 
+    # Per-request state that starts the same for every request lives here, on the class, and is
+    # set on the instance only once it changes: a request then writes fewer attributes, and a
+    # consumer's __dict__ stays within the keys CPython shares between instances of a class (30;
+    # past that every instance pays for a dict of its own, about 1.5 KiB per open stream).
+    channel_name: str | None = None
+    user: Any = None
+    auth: Any = None
+    body_done = False
+    response_started = False
+    response_ended = False
+    sse_started = False
+    disconnected = False
+    _reader: "asyncio.Task[Any] | None" = None
+    #: Header names sent more than once with different values: a proxy reading the first and the
+    #: server the last would disagree about the request (MCP spec 2026-07-28,
+    #: basic/transports/streamable-http; MCP security best practices). A set once there is one.
+    conflicting_headers: "frozenset[bytes] | set[bytes]" = frozenset()
+    #: Channel-layer groups joined, and tasks owned by the request: a set once there is one.
+    groups: "frozenset[str] | set[str]" = frozenset()
+    background: "frozenset[asyncio.Task[Any]] | set[asyncio.Task[Any]]" = frozenset()
+
     def __init__(self, **kwargs: Any) -> None:
         for key, value in kwargs.items():
             setattr(self, key, value)
@@ -71,28 +92,17 @@ class HttpStreamConsumer(ChannelMembershipMixin, AsyncConsumer):
         self.scope = scope
         self.base_send = send
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
-        self.channel_name: str | None = None
-        self.groups: set[str] = set()
-        self.headers: dict[bytes, str] = {}
-        # Header names sent more than once with different values: a proxy reading the first and
-        # the server the last would disagree about the request (MCP spec 2026-07-28, basic/transports/streamable-http; MCP security best practices).
-        self.conflicting_headers: set[bytes] = set()
+        headers: dict[bytes, str] = {}
         for raw_name, raw_value in scope.get("headers", []):
             name, value = raw_name.lower(), raw_value.decode("latin-1")
-            if name in self.headers and self.headers[name] != value:
+            if name in headers and headers[name] != value:
+                if not self.conflicting_headers:
+                    self.conflicting_headers = set()
                 self.conflicting_headers.add(name)
-            self.headers[name] = value
-        self.user: Any = None
-        self.auth: Any = None
+            headers[name] = value
+        self.headers = headers
         self.body = bytearray()
-        self.body_done = False
-        self.response_started = False
-        self.response_ended = False
-        self.sse_started = False
-        self.disconnected = False
         self.finished = _Finished()
-        self.background: set[asyncio.Task[Any]] = set()
-        self._reader: asyncio.Task[Any] | None = None
         self._send_lock = asyncio.Lock()
         try:
             # The method test first, so other requests pay nothing more for CORS. A preflight is
@@ -204,7 +214,7 @@ class HttpStreamConsumer(ChannelMembershipMixin, AsyncConsumer):
         DNS-rebinding protection (MCP spec 2025-11-25, basic/transports#security-warning; MCP
         security best practices): the refusal for a foreign Host or ``origin``, else None.
         """
-        if self.conflicting_headers & {b"host", b"origin"}:
+        if self.conflicting_headers and (b"host" in self.conflicting_headers or b"origin" in self.conflicting_headers):
             return Refusal("Conflicting Host or Origin headers")
         host = self.headers.get(b"host")
         if not host_is_allowed(host):
@@ -372,6 +382,8 @@ class HttpStreamConsumer(ChannelMembershipMixin, AsyncConsumer):
     def spawn(self, coroutine: Any) -> asyncio.Task[Any]:
         """Run a task owned by this request; it is cancelled when the consumer ends."""
         task = asyncio.ensure_future(coroutine)
+        if not self.background:
+            self.background = set()
         self.background.add(task)
         task.add_done_callback(self.background.discard)
         return task

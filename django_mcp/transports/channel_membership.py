@@ -44,6 +44,8 @@ class ChannelMembershipMixin:
                 self.channel_name = channel
                 self._reader = asyncio.ensure_future(self._read_channel(channel))
         if group not in self.groups:
+            if not self.groups:
+                self.groups = set()
             self.groups.add(group)
             channel = self.channel_name
             await layer_call(self.channel_layer.group_add, group, channel)
@@ -101,8 +103,10 @@ class ChannelMembershipMixin:
         # Taken before the first await: a second cleanup running meanwhile (a request ending as its
         # connection closes) finds nothing left to do instead of leaving groups with no channel.
         channel, groups = self.channel_name, list(self.groups)
-        self.channel_name = None
-        self.groups.clear()
+        if channel is not None:
+            self.channel_name = None
+        if groups:
+            self.groups = frozenset()
         if self.channel_layer is not None and channel is not None:
             for group in groups:
                 try:
