@@ -38,6 +38,8 @@ logger = logging.getLogger("django_mcp.transports")
 class _Finished:
     """Set once the response is complete: an event whose future the serve loop can wait on."""
 
+    __slots__ = ("future",)  # one per request, and per open stream for as long as it is open
+
     def __init__(self) -> None:
         self.future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
@@ -83,6 +85,8 @@ class HttpStreamConsumer(ChannelMembershipMixin, AsyncConsumer):
     #: Channel-layer groups joined, and tasks owned by the request: a set once there is one.
     groups: "frozenset[str] | set[str]" = frozenset()
     background: "frozenset[asyncio.Task[Any]] | set[asyncio.Task[Any]]" = frozenset()
+    #: The request body read so far: a bytearray once a chunk of it has arrived (a GET has none).
+    body: "bytes | bytearray" = b""
 
     def __init__(self, **kwargs: Any) -> None:
         for key, value in kwargs.items():
@@ -101,7 +105,6 @@ class HttpStreamConsumer(ChannelMembershipMixin, AsyncConsumer):
                 self.conflicting_headers.add(name)
             headers[name] = value
         self.headers = headers
-        self.body = bytearray()
         self.finished = _Finished()
         self._send_lock = asyncio.Lock()
         try:
@@ -191,7 +194,11 @@ class HttpStreamConsumer(ChannelMembershipMixin, AsyncConsumer):
             return
         if not self.body and not await self.before_body():
             return
-        self.body.extend(message.get("body", b""))
+        chunk = message.get("body", b"")
+        if chunk:
+            if not self.body:
+                self.body = bytearray()
+            self.body.extend(chunk)
         if len(self.body) > mcp_settings.MAX_REQUEST_BODY_SIZE:
             await self.refuse_too_large()
             return

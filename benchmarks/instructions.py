@@ -1,0 +1,163 @@
+"""
+Instructions per request: the bare Channels consumer and django_mcp's tools/call, counted by
+valgrind's callgrind on the real servers, so that two runs of the same code agree to about 1%
+whatever else the machine is doing.
+
+``run.py`` measures requests per second and CPU time, which is what users get, but on a shared
+machine both move by 10-20% between runs of unchanged code: too much to tell whether a change of a
+few microseconds helped. Instruction counts do not move with the machine's load. They are not
+time (an instruction of the interpreter's loop and one of httptools' parser cost different
+amounts), so the goals stay stated in ``run.py``'s terms; this is the tool for deciding between
+two versions of the hot path.
+
+Each (server, mode) point is a fresh server process started under
+``valgrind --tool=callgrind --instr-atstart=no``, driven by wrk as in ``run.py`` (server on CPU 0,
+load on CPU 1, 32 connections, every answer checked): a warm-up without instrumentation, then
+instrumentation on and a second warm-up, counters zeroed, the timed run, instrumentation off and
+one dump. Under valgrind a server is about 50 times slower, so a point answers a few thousand
+requests; the count per request is the dump's total over the answered requests (requests still
+in flight when the run ends make the error, below 2% at 32 connections).
+
+    .venv/bin/python benchmarks/instructions.py                 # uvicorn and daphne, ~8 min
+    .venv/bin/python benchmarks/instructions.py --servers uvicorn --duration 10
+
+Needs valgrind (``callgrind_control``) and wrk; without them it says so and exits 0, as the other
+benchmarks do for what they lack.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make `benchmarks` and `tests` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import loadgen, workload  # noqa: E402
+from benchmarks.run import setup_process  # noqa: E402
+from benchmarks.servers import LOAD_CPU, Server, have_uvicorn, pinned, stop_all  # noqa: E402
+from tests.live import migrate  # noqa: E402
+
+BARE = "bare Channels AsyncConsumer"
+MODERN_ASYNC = "django_mcp 2026-07-28, async tool"
+LEGACY_ASYNC = "django_mcp 2025-11-25, async tool"
+LEGACY_SYNC = "django_mcp 2025-11-25 session"
+MODES = (BARE, MODERN_ASYNC, LEGACY_ASYNC, LEGACY_SYNC)
+
+
+class CallgrindServer(Server):
+    """A :class:`Server` whose Python runs under callgrind, instrumentation off until asked."""
+
+    def __init__(self, *args, out_dir: Path, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.out_dir = out_dir
+
+    def command(self) -> list[str]:
+        command = super().command()
+        python = command.index(sys.executable)
+        return command[:python] + ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+                                   f"--callgrind-out-file={self.out_dir}/callgrind.out.%p"] + command[python:]
+
+    def control(self, *options: str) -> None:
+        assert self.proc is not None
+        subprocess.run(["callgrind_control", *options, str(self.proc.pid)], check=True, capture_output=True)
+
+
+def dumped_instructions(out_dir: Path, pid: int) -> int:
+    """The instruction total of the one dump ``callgrind_control -d`` wrote (``<file>.1``)."""
+    total = 0
+    for path in glob.glob(f"{out_dir}/callgrind.out.{pid}.1"):
+        with open(path, errors="replace") as dump:
+            for line in dump:
+                if line.startswith("totals:"):
+                    total += int(line.split()[1])
+    return total
+
+
+def measure(kind: str, mode: str, django_env: dict, conns: int, duration: float) -> tuple[int, int, str]:
+    """(answered requests, instructions, problem) of one point on a fresh server."""
+    out_dir = Path(tempfile.mkdtemp(prefix="django-mcp-callgrind-"))
+    if mode == BARE:
+        server = CallgrindServer(kind, "benchmarks.baseline_asgi:application", "cg-bare",
+                                 {"DJANGO_SETTINGS_MODULE": None}, out_dir=out_dir)
+    else:
+        server = CallgrindServer(kind, "tests.asgi:application", "cg-django-mcp", django_env, out_dir=out_dir)
+    try:
+        server.start(timeout=300)
+        if mode == BARE or mode == MODERN_ASYNC:
+            spec = workload.modern_call("echo_async")
+        else:
+            session = workload.new_session(server.port)
+            spec = workload.legacy_call(session, numbered=True, tool="echo_async" if mode == LEGACY_ASYNC else "echo")
+        problem = workload.check(server.port, spec)
+        if problem:
+            return 0, 0, problem
+
+        def load(seconds: float) -> loadgen.Result:
+            return loadgen.run_wrk(pinned([], LOAD_CPU), spec, server.port, conns, seconds)
+
+        load(4)  # lazy imports, validators, caches: before anything is counted
+        server.control("-i", "on")
+        load(3)  # what instrumenting changes (valgrind's translation cache) settles here
+        server.control("-z")
+        result = load(duration)
+        server.control("-i", "off")
+        server.control("-d")
+        time.sleep(0.5)
+        if result.bad or result.errors:
+            return result.requests, 0, f"{result.bad} wrong answers, {result.errors} socket errors"
+        return result.requests, dumped_instructions(out_dir, server.proc.pid), ""
+    finally:
+        server.stop()
+        shutil.rmtree(out_dir, ignore_errors=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--servers", default="uvicorn,daphne", help="comma-separated: uvicorn, daphne")
+    parser.add_argument("--duration", type=float, default=20.0, help="seconds per timed run (default 20)")
+    parser.add_argument("--concurrency", type=int, default=32, help="connections (default 32)")
+    args = parser.parse_args()
+    setup_process()
+    missing = [tool for tool in ("valgrind", "callgrind_control", "wrk") if shutil.which(tool) is None]
+    if missing:
+        print(f"instructions per request: skipped, {' and '.join(missing)} not installed "
+              "(apt-get install -y valgrind wrk)")
+        return 0
+    kinds = [kind for kind in args.servers.split(",") if kind != "uvicorn" or have_uvicorn()]
+    workdir = Path(tempfile.mkdtemp(prefix="django-mcp-bench-"))
+    django_env = {"MCP_TEST_SQLITE": str(workdir / "bench.sqlite3")}
+    migrate(django_env)
+    rows = []
+    try:
+        for kind in kinds:
+            for mode in MODES:
+                requests, instructions, problem = measure(kind, mode, django_env, args.concurrency, args.duration)
+                per_request = instructions / requests if requests and instructions else 0.0
+                rows.append((kind, mode, requests, per_request, problem))
+                print(f"  {kind:7} {mode:34} {requests:6} requests  {per_request / 1e3:8.1f} k instructions/request"
+                      + (f"  ! {problem}" if problem else ""), flush=True)
+    finally:
+        stop_all()
+        shutil.rmtree(workdir, ignore_errors=True)
+    print(f"\nInstructions per tools/call (callgrind, c={args.concurrency}; ratio = bare consumer / django_mcp on the "
+          "same server, the instruction-count twin of run.py's CPU ratio)")
+    print(f"{'server':7} {'mode':34} {'requests':>8} {'k instr/req':>12} {'ratio':>7}")
+    for kind in kinds:
+        bare = next((r[3] for r in rows if r[0] == kind and r[1] == BARE), 0.0)
+        for row_kind, mode, requests, per_request, problem in rows:
+            if row_kind != kind:
+                continue
+            ratio = f"{bare / per_request:6.2f}x" if bare and per_request and mode != BARE else ""
+            print(f"{kind:7} {mode:34} {requests:8} {per_request / 1e3:12.1f} {ratio:>7}" + (f"  ! {problem}" if problem else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
