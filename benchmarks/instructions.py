@@ -155,7 +155,8 @@ def main() -> int:
             if row_kind != kind:
                 continue
             ratio = f"{bare / per_request:6.2f}x" if bare and per_request and mode != BARE else ""
-            print(f"{kind:7} {mode:34} {requests:8} {per_request / 1e3:12.1f} {ratio:>7}" + (f"  ! {problem}" if problem else ""))
+            flag = f"  ! {problem}" if problem else ""
+            print(f"{kind:7} {mode:34} {requests:8} {per_request / 1e3:12.1f} {ratio:>7}{flag}")
     return 0
 
 
