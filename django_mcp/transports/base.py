@@ -19,12 +19,11 @@ from channels.consumer import AsyncConsumer, get_handler_name
 from channels.exceptions import StopConsumer
 from channels.layers import get_channel_layer
 
-from ..authentication import (AuthenticationFailed, IncomingRequest, NotAuthenticated, authenticate, challenge,
-                              get_authenticators)
 from ..conf import mcp_settings
 from ..protocol import jsonrpc
 from ..protocol.errors import InternalError
 from . import constants, cors, sse
+from .authenticating import AuthenticatingMixin
 from .channel_membership import ChannelMembershipMixin
 from .outages import RETRY_AFTER_SECONDS, is_outage
 from .refusals import ForbiddenOrigin, MisdirectedHost, PayloadTooLarge, Refusal
@@ -51,7 +50,7 @@ class _Finished:
         return self.future.done()
 
 
-class HttpStreamConsumer(ChannelMembershipMixin, AsyncConsumer):
+class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, AsyncConsumer):
     """One HTTP request: a body in; a JSON response or an SSE stream out; channel events on demand."""
 
     #: Which transport this is (``streamable-http``, ``http-sse``), for sessions and authentication.
@@ -123,14 +122,14 @@ class HttpStreamConsumer(ChannelMembershipMixin, AsyncConsumer):
         finished = self.finished.future
         yielded = False
         while not finished.done():
-            if (self.body_done or self.response_started) and not yielded:
-                # Most requests are answered by their task's first step (nothing in it waits):
-                # let it run before watching for a disconnect, which costs a task, its
-                # cancellation and two exceptions that such a request never needs.
-                yielded = True
-                await asyncio.sleep(0)
-                continue
             if self.body_done or self.response_started:
+                if not yielded:
+                    # Most requests are answered by their task's first step (nothing in it waits):
+                    # let it run before watching for a disconnect, which costs a task, its
+                    # cancellation and two exceptions that such a request never needs.
+                    yielded = True
+                    await asyncio.sleep(0)
+                    continue
                 # From here on the exchange may end before the client sends anything more (a
                 # disconnect): whichever comes first. The end cancels the wait for a message
                 # through a callback: asyncio.wait() would add a waiter future and two callbacks
@@ -257,47 +256,6 @@ class HttpStreamConsumer(ChannelMembershipMixin, AsyncConsumer):
             return
         await self.send_response(204, b"", cors.preflight_headers(
             origin, self.headers.get(b"access-control-request-headers"), self.cors_methods))
-
-    # Authentication -----------------------------------------------------------------------------
-
-    def get_authenticators(self) -> list[Any]:
-        """Instances of the authentication classes (DRF's ``get_authenticators``)."""
-        return get_authenticators(self.authentication_classes)
-
-    def incoming_request(self) -> IncomingRequest:
-        return IncomingRequest(self.transport, scope=self.scope, raw_headers=self.headers)
-
-    async def authenticate(self) -> bool:
-        """
-        Decide who is asking, once per request: ``self.user`` and ``self.auth``. A credential that
-        is presented and refused gets a 401 whose ``WWW-Authenticate`` names the refusing class's
-        scheme (see :func:`~django_mcp.authentication.challenge`).
-        """
-        authenticators = self.get_authenticators()
-        request = self.incoming_request()
-        try:
-            self.user, self.auth = await authenticate(authenticators, request)
-            if mcp_settings.REQUIRE_AUTHENTICATION and not self.user.is_authenticated:
-                raise NotAuthenticated()
-        except AuthenticationFailed as exc:
-            header = challenge(authenticators, request, exc)
-            await self.send_error(401, None, exc, [(b"www-authenticate", header.encode("latin-1"))] if header else None)
-            return False
-        return True
-
-    async def refuse_for_scope(self, response: dict[str, Any], needed: frozenset[str]) -> None:
-        """
-        403 with an ``insufficient_scope`` challenge naming the scopes to ask for (RFC 6750
-        section 3.1; MCP spec 2025-11-25, basic/authorization, "Scope Challenge Handling").
-        """
-        authenticators = self.get_authenticators()
-        request = self.incoming_request()
-        request.challenge_params = {"error": "insufficient_scope", "scope": " ".join(sorted(needed))}
-        header = challenge(authenticators, request)
-        error = {"code": response["error"]["code"], "message": "Insufficient scope: this request needs the scopes "
-                 + " ".join(sorted(needed)), "data": {"requiredScopes": sorted(needed)}}
-        await self.send_json(403, {"jsonrpc": "2.0", "id": response.get("id"), "error": error},
-                             [(b"www-authenticate", header.encode("latin-1"))] if header else None)
 
     async def admit(self) -> bool:
         """The checks every request passes before anything else: Host, Origin, then authentication."""

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..protocol.context import RequestContext
 from ..protocol.versions import Era
+from .requests import release_handle
 
 
 logger = logging.getLogger("django_mcp.transports")
@@ -28,4 +29,4 @@ async def may_deliver(event: dict[str, Any], backend: Any, *, user: Any, auth: A
         logger.exception("Checking who may see a change notification failed; not delivering it")
         return False
     finally:
-        ctx.handle = None  # a cycle with the context's Context (see requests.release_handle)
+        release_handle(ctx)
