@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import subprocess
 import sys
@@ -24,6 +25,7 @@ import mcp_types as types
 import pytest
 from mcp import Client, MCPDeprecationWarning, MCPError
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.client.subscriptions import ResourceUpdated, SubscriptionLost
 
 from tests.live import ROOT, LiveServer, migrate, server_env
@@ -68,7 +70,10 @@ def mode(request: pytest.FixtureRequest) -> str:
 async def connect(server: LiveServer, mode: str, user: str | None = None, **options: Any) -> AsyncIterator[Client]:
     """The SDK client, as ``user`` (through the API-key header) or anonymous."""
     headers = {"X-Api-Key": f"{user}-key"} if user else {}
-    http = httpx2.AsyncClient(headers=headers)
+    # The SDK's own client settings (a 300 s read timeout for streams), as a deployed client has
+    # them: httpx's 5 s default would end a quiet legacy GET stream on a stall of the test machine,
+    # and the SDK gives that stream up for good after two such errors.
+    http = create_mcp_http_client(headers=headers)
     async with asyncio.timeout(TIMEOUT), http, Client(streamable_http_client(server.mcp_url, http_client=http),
                                                       mode=mode, **options) as client:
         yield client
@@ -227,6 +232,41 @@ class Watcher:
             pass  # the test closed the client
 
 
+class SdkClientLog(logging.Handler):
+    """What the SDK's streamable HTTP client logs (GET stream opened, failed, given up), for a failure message."""
+
+    LOGGER = "mcp.client.streamable_http"
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+        self.level_before = logging.NOTSET
+
+    @classmethod
+    def attach(cls) -> SdkClientLog:
+        handler, logger = cls(), logging.getLogger(cls.LOGGER)
+        handler.level_before = logger.level
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG)
+        return handler
+
+    def detach(self) -> None:
+        logger = logging.getLogger(self.LOGGER)
+        logger.removeHandler(self)
+        logger.setLevel(self.level_before)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "Sending client message" in record.getMessage():
+            return  # every request: noise beside what happened to the streams
+        line = f"{record.levelname} {record.getMessage()}"
+        if record.exc_info and record.exc_info[1] is not None:
+            line += f" ({record.exc_info[1]!r})"
+        self.lines.append(line)
+
+    def text(self) -> str:
+        return "\n".join(self.lines[-40:]) or "(nothing)"
+
+
 async def saved_until_seen(admin: AdminBrowser, pk: int, watchers: list[Watcher], **fields: Any) -> None:
     """Save through the admin until every watcher has an update (a legacy GET stream opens in the background)."""
     for attempt in range(10):
@@ -246,6 +286,7 @@ async def watch_admin_saves(server: LiveServer, admin_server: LiveServer, mode: 
     """
     title = f"Notify {mode}"
     admin = await asyncio.to_thread(AdminBrowser, admin_server.url)
+    client_log = SdkClientLog.attach()
     try:
         pk = await asyncio.to_thread(admin.pk_of, title)
         uri = f"catalogue://volume/{pk}"
@@ -257,10 +298,11 @@ async def watch_admin_saves(server: LiveServer, admin_server: LiveServer, mode: 
             try:
                 await saved_until_seen(admin, pk, [alice, bob], title=title, secret=False, owner="")
             except AssertionError as exc:
-                # What the workers logged (a refused GET stream, a failed visibility check) is what
-                # tells a missing stream from a dropped notification.
+                # What the workers logged (a refused GET stream, a failed visibility check) and what
+                # the SDK said of its GET streams (an error, a give-up) tell a missing stream from a
+                # dropped notification.
                 logs = "\n".join(f"--- {s!r}\n{s.log_tail(60)}" for s in dict.fromkeys((server, admin_server)))
-                raise AssertionError(f"{exc}\n{logs}") from None
+                raise AssertionError(f"{exc}\n--- the SDK client\n{client_log.text()}\n{logs}") from None
             assert set(alice.updates) == set(bob.updates) == {uri}
             seen_by_bob = len(bob.updates)
             alice.arrived.clear()
@@ -272,6 +314,7 @@ async def watch_admin_saves(server: LiveServer, admin_server: LiveServer, mode: 
             stop.set()
             await asyncio.wait_for(asyncio.gather(*tasks), TIMEOUT)
     finally:
+        client_log.detach()
         await asyncio.to_thread(admin.close)
 
 
