@@ -20,7 +20,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.core.signals import setting_changed
 
 from ..conf import mcp_settings
@@ -135,11 +135,20 @@ async def rejoin_once(layer: Any, channel: str) -> None:
 session_cache = SessionCache()
 
 
+def reaches_other_workers(layer: Any) -> bool:
+    """
+    Whether ``layer`` connects this process to others. An in-process layer has no other worker to
+    tell: what this worker forgets itself is all there is to forget, and a cold session's DELETE
+    need not also wake the listener below to forget it a second time.
+    """
+    return layer is not None and not isinstance(layer, InMemoryChannelLayer)
+
+
 async def announce_change(session_id: str) -> None:
     """A session changed or ended: forget it here, and tell every other worker to forget it."""
     session_cache.forget(session_id)
     layer = get_channel_layer()
-    if layer is not None and mcp_settings.SESSION_CACHE_SECONDS > 0:
+    if reaches_other_workers(layer) and mcp_settings.SESSION_CACHE_SECONDS > 0:
         await layer.group_send(SESSIONS_GROUP, {"type": SESSION_CHANGED, "session": session_id})
 
 
@@ -149,7 +158,7 @@ async def announce_policies_changed() -> None:
 
     policies.forget()
     layer = get_channel_layer()
-    if layer is not None:
+    if reaches_other_workers(layer):
         await layer.group_send(SESSIONS_GROUP, {"type": POLICIES_CHANGED})
 
 

@@ -7,7 +7,7 @@ import pytest
 from django_mcp.fanout import SESSION_CHANGED, SESSIONS_GROUP
 from django_mcp.stores.sessions import SessionState
 from django_mcp.transports import session_cache as module
-from django_mcp.transports.session_cache import SessionCache, announce_change
+from django_mcp.transports.session_cache import SessionCache, announce_change, reaches_other_workers
 
 
 def state(session_id: str) -> SessionState:
@@ -110,3 +110,30 @@ async def test_no_caching_without_a_channel_layer(settings):
     await cache.get("s1", store.get)
     await cache.get("s1", store.get)
     assert store.reads == 2 and cache.entries == {}
+
+
+def test_only_a_layer_between_processes_reaches_other_workers():
+    from channels.layers import InMemoryChannelLayer
+    from channels_redis.core import RedisChannelLayer  # made without connecting
+
+    assert not reaches_other_workers(None)
+    assert not reaches_other_workers(InMemoryChannelLayer())
+    assert reaches_other_workers(RedisChannelLayer())
+
+
+async def test_an_in_process_layer_hears_no_announcement_it_would_only_echo(cache, monkeypatch):
+    # One process is every worker there is: forgetting here is the whole of the announcement.
+    monkeypatch.setattr(module, "session_cache", cache)
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    listener = await layer.new_channel()
+    await layer.group_add(SESSIONS_GROUP, listener)
+    try:
+        await cache.get("s1", Store("s1").get)
+        await announce_change("s1")
+        assert cache.entries == {}
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(layer.receive(listener), 0.2)
+    finally:
+        await layer.group_discard(SESSIONS_GROUP, listener)
