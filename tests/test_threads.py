@@ -1,29 +1,99 @@
 """
-Where django_mcp's own queries run (django_mcp/threads.py): on SQLite thread-sensitively, as
-Django runs them; on other databases on the loop's thread pool, side by side.
+Where django_mcp's own queries run (django_mcp/threads.py): on SQLite on the thread asgiref's
+thread-sensitive code would use, as Django runs them; on other databases on the loop's thread
+pool, side by side; old connections closed around each, as Channels does.
 """
 
 import asyncio
 import threading
 
 import pytest
-from channels.db import DatabaseSyncToAsync
-from django.db import connections
+from asgiref.sync import ThreadSensitiveContext, async_to_sync, sync_to_async
+from django.db import connection, connections
 
 from django_mcp import threads
 from django_mcp.models import McpSession
 
 
-def test_sqlite_keeps_its_queries_on_one_thread():
-    wrapped = threads.in_database_thread(len, McpSession)
-    assert isinstance(wrapped, DatabaseSyncToAsync) and wrapped._thread_sensitive
+def thread_id() -> int:
+    return threading.get_ident()
 
 
-def test_other_databases_query_on_the_pool(monkeypatch):
+@pytest.mark.django_db(transaction=True)
+async def test_sqlite_queries_run_on_the_thread_sensitive_thread():
+    ours = await threads.in_database_thread(thread_id, McpSession)()
+    assert ours == await sync_to_async(thread_id, thread_sensitive=True)()
+    assert ours != threading.get_ident()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_in_a_thread_sensitive_context_sqlite_queries_go_where_asgiref_sends_them():
+    async with ThreadSensitiveContext():
+        ours = await threads.in_database_thread(thread_id, McpSession)()
+        assert ours == await sync_to_async(thread_id, thread_sensitive=True)()
+    assert ours != await sync_to_async(thread_id, thread_sensitive=True)()  # that context's own thread
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_a_sync_caller_sqlite_queries_run_on_its_thread():
+    async def ask() -> int:
+        return await threads.in_database_thread(thread_id, McpSession)()
+
+    assert async_to_sync(ask)() == threading.get_ident()
+
+
+async def test_other_databases_query_on_the_pool(monkeypatch):
     # The configured engine is what decides (connections.settings, read once from DATABASES).
     monkeypatch.setitem(connections.settings["default"], "ENGINE", "django.db.backends.postgresql")
-    wrapped = threads.in_database_thread(len, McpSession)
-    assert isinstance(wrapped, DatabaseSyncToAsync) and not wrapped._thread_sensitive
+    started, release = threading.Event(), threading.Event()
+
+    def first() -> str:
+        started.set()
+        assert release.wait(5), "second() never ran beside first()"
+        return "first"
+
+    def second() -> str:
+        started.wait(5)
+        release.set()
+        return "second"
+
+    wrapped = [threads.in_database_thread(fn, McpSession)() for fn in (first, second)]
+    assert await asyncio.wait_for(asyncio.gather(*wrapped), 10) == ["first", "second"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_old_connections_are_looked_at_before_and_after_each_call():
+    # close_old_connections() (what Channels' database_sync_to_async runs around a call) marks a
+    # kept connection for a fresh health check, and closes one past CONN_MAX_AGE or broken by an
+    # error. (The in-memory test database is never closed, so the mark is what a test can see.)
+    def checked_state() -> bool:
+        return connection.health_check_done
+
+    def query_and_mark() -> bool:
+        fresh = not connection.health_check_done
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        connection.health_check_done = True
+        return fresh
+
+    await threads.in_database_thread(query_and_mark, McpSession)()
+    assert not await sync_to_async(checked_state, thread_sensitive=True)(), "not looked at after the call"
+
+    def mark() -> None:
+        connection.health_check_done = True
+
+    await sync_to_async(mark, thread_sensitive=True)()
+    assert await threads.in_database_thread(query_and_mark, McpSession)(), "not looked at before the call"
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_errors_and_arguments_pass_through():
+    def divide(a: int, *, by: int) -> float:
+        return a / by
+
+    assert await threads.in_database_thread(divide, McpSession)(6, by=3) == 2
+    with pytest.raises(ZeroDivisionError):
+        await threads.in_database_thread(divide, McpSession)(1, by=0)
 
 
 async def test_pooled_queries_run_side_by_side():
