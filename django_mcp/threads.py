@@ -66,12 +66,15 @@ def _single_thread_executor() -> Any:
     The executor asgiref's ``SyncToAsync(thread_sensitive=True)`` would run on here, when it is its
     one shared thread; None where it would pick another (its ``__call__`` makes the same tests).
     """
-    if (getattr(AsyncToSync.executors, "current", None) is not None
-            or SyncToAsync.thread_sensitive_context.get(None) is not None
-            or asyncio.get_running_loop() in AsyncToSync.loop_thread_executors
-            or SyncToAsync.deadlock_context.get(False)):
+    try:
+        if (getattr(AsyncToSync.executors, "current", None) is not None
+                or SyncToAsync.thread_sensitive_context.get(None) is not None
+                or asyncio.get_running_loop() in AsyncToSync.loop_thread_executors
+                or SyncToAsync.deadlock_context.get(False)):
+            return None
+        return SyncToAsync.single_thread_executor
+    except AttributeError:  # an asgiref that decides differently: leave the choice to it
         return None
-    return SyncToAsync.single_thread_executor
 
 
 def _with_fresh_connections(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
