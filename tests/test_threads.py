@@ -6,6 +6,7 @@ pool, side by side; old connections closed around each, as Channels does.
 
 import asyncio
 import threading
+from collections.abc import Awaitable, Callable
 
 import pytest
 from asgiref.sync import ThreadSensitiveContext, async_to_sync, sync_to_async
@@ -17,6 +18,24 @@ from django_mcp.models import McpSession
 
 def thread_id() -> int:
     return threading.get_ident()
+
+
+async def side_by_side(wrap: Callable[[Callable[[], str]], Callable[[], Awaitable[str]]]) -> list[str]:
+    """Run two sync functions through ``wrap`` at once; each finishes only if the other runs beside it."""
+    started, release = threading.Event(), threading.Event()
+
+    def first() -> str:
+        started.set()
+        # On one shared thread second() could not run until this returned: the wait would time out.
+        assert release.wait(5), "second() never ran beside first()"
+        return "first"
+
+    def second() -> str:
+        started.wait(5)
+        release.set()  # only reached while first() still holds its own thread
+        return "second"
+
+    return await asyncio.wait_for(asyncio.gather(wrap(first)(), wrap(second)()), 10)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -45,20 +64,7 @@ def test_under_a_sync_caller_sqlite_queries_run_on_its_thread():
 async def test_other_databases_query_on_the_pool(monkeypatch):
     # The configured engine is what decides (connections.settings, read once from DATABASES).
     monkeypatch.setitem(connections.settings["default"], "ENGINE", "django.db.backends.postgresql")
-    started, release = threading.Event(), threading.Event()
-
-    def first() -> str:
-        started.set()
-        assert release.wait(5), "second() never ran beside first()"
-        return "first"
-
-    def second() -> str:
-        started.wait(5)
-        release.set()
-        return "second"
-
-    wrapped = [threads.in_database_thread(fn, McpSession)() for fn in (first, second)]
-    assert await asyncio.wait_for(asyncio.gather(*wrapped), 10) == ["first", "second"]
+    assert await side_by_side(lambda fn: threads.in_database_thread(fn, McpSession)) == ["first", "second"]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -97,18 +103,4 @@ async def test_errors_and_arguments_pass_through():
 
 
 async def test_pooled_queries_run_side_by_side():
-    started, release = threading.Event(), threading.Event()
-
-    def first() -> str:
-        started.set()
-        # On one shared thread second() could not run until this returned: the wait would time out.
-        assert release.wait(5), "second() never ran beside first()"
-        return "first"
-
-    def second() -> str:
-        started.wait(5)
-        release.set()  # only reached while first() still holds its own thread
-        return "second"
-
-    results = await asyncio.wait_for(asyncio.gather(threads.in_thread(first)(), threads.in_thread(second)()), 10)
-    assert results == ["first", "second"]
+    assert await side_by_side(threads.in_thread) == ["first", "second"]

@@ -220,7 +220,7 @@ class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, AsyncConsu
         DNS-rebinding protection (MCP spec 2025-11-25, basic/transports#security-warning; MCP
         security best practices): the refusal for a foreign Host or ``origin``, else None.
         """
-        if self.conflicting_headers and (b"host" in self.conflicting_headers or b"origin" in self.conflicting_headers):
+        if not self.conflicting_headers.isdisjoint((b"host", b"origin")):  # builds no set
             return Refusal("Conflicting Host or Origin headers")
         host = self.headers.get(b"host")
         if not host_is_allowed(host):
