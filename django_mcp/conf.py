@@ -45,6 +45,10 @@ DEFAULTS: dict[str, Any] = {
     "LIST_TTL_MS": 0,
     # Legacy sessions untouched this long are expired.
     "SESSION_IDLE_TIMEOUT_SECONDS": 24 * 3600,
+    # Streamable HTTP session ids carry what the session is, signed with SECRET_KEY, so opening
+    # one writes nothing at once (its row follows within a second, in a batch). False: plain
+    # random ids, each session's row written before initialize answers.
+    "SIGNED_SESSION_IDS": True,
     # Each worker keeps sessions it has read for this long before reading them again; changes
     # are announced to every worker over the channel layer at once. 0 reads every request.
     "SESSION_CACHE_SECONDS": 30.0,

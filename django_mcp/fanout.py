@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from channels.exceptions import ChannelFull
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 
 logger = logging.getLogger("django_mcp.fanout")
@@ -63,6 +63,16 @@ EVENT_TYPES = frozenset({NOTIFY, CLIENT_RESPONSE, CANCEL, SUBSCRIBE, SESSION_CLO
 pending_client_requests: dict[tuple[str, Any], asyncio.Future[dict[str, Any]]] = {}
 # (session id, request id) → task serving a client request, for notifications/cancelled.
 in_flight: dict[tuple[str, Any], asyncio.Task[Any]] = {}
+
+
+def reaches_other_workers(layer: Any) -> bool:
+    """
+    Whether ``layer`` connects this process to others. With none, or the in-process layer, this
+    worker is the only one: what it forgets itself is all there is to forget (a cold session's
+    DELETE need not wake the announcement listener to forget it a second time), and every
+    session there is was opened here.
+    """
+    return layer is not None and not isinstance(layer, InMemoryChannelLayer)
 
 
 def session_group(session_id: str) -> str:

@@ -8,7 +8,8 @@ from django.utils.translation import gettext_lazy as _
 class McpSession(models.Model):
     """
     One legacy session: Streamable HTTP (2025-03-26 … 2025-11-25) or HTTP+SSE (2024-11-05). Stored in the database so any
-    worker can serve any request of the session; nothing about it lives in process memory.
+    worker can serve any request of the session. A Streamable HTTP session with a signed id gets
+    its row about a second after it opens (stores/pending_rows.py); until then its id is enough.
     """
 
     STREAMABLE_HTTP = "streamable-http"
@@ -31,6 +32,9 @@ class McpSession(models.Model):
     # HTTP+SSE: the channel of the worker holding the session's stream, so answers are sent to it
     # directly (with backpressure) rather than through a group, which drops what does not fit.
     stream_channel = models.CharField(_("stream channel"), max_length=200, blank=True, default="")
+    # Ended while its signed id could still stand for it without a row: the row stays, as a
+    # tombstone, until that id could not (stores/pending_rows.py).
+    ended = models.BooleanField(_("ended"), default=False)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     last_seen_at = models.DateTimeField(_("last seen"), auto_now=True, db_index=True)
 

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connections, models, router, transaction
+from django.utils import timezone
 
 
 def _connection(model: type[models.Model]) -> Any:
@@ -46,16 +47,17 @@ def count_held(model: type[models.Model], user_key: str, client_address: str | N
     connection = _connection(model)
     quote = connection.ops.quote_name
     meta = model._meta
-    user, address, seen = (meta.get_field(name) for name in ("user_key", "client_address", "last_seen_at"))
+    user, address, seen, ended = (meta.get_field(name) for name in
+                                  ("user_key", "client_address", "last_seen_at", "ended"))
     params: list[Any] = [user.get_db_prep_value(user_key, connection)]
     if client_address is None:
         address_test = f"{quote(address.column)} IS NULL"
     else:
         address_test = f"{quote(address.column)} = %s"
         params.append(address.get_db_prep_value(client_address, connection))
-    params += [seen.get_db_prep_value(since, connection), limit]
+    params += [seen.get_db_prep_value(since, connection), ended.get_db_prep_value(False, connection), limit]
     sql = (f"SELECT COUNT(*) FROM (SELECT 1 FROM {quote(meta.db_table)} WHERE {quote(user.column)} = %s "
-           f"AND {address_test} AND {quote(seen.column)} >= %s LIMIT %s) held")
+           f"AND {address_test} AND {quote(seen.column)} >= %s AND {quote(ended.column)} = %s LIMIT %s) held")
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone()[0]
@@ -90,3 +92,54 @@ def delete(model: type[models.Model], pk: Any) -> bool:
                            f"WHERE {quote(relation.field.column)} = %s", [key])
         cursor.execute(f"DELETE FROM {quote(model._meta.db_table)} WHERE {quote(model._meta.pk.column)} = %s", [key])
         return cursor.rowcount > 0
+
+
+def _rows(model: type[models.Model], values: list[dict[str, Any]]) -> list[models.Model]:
+    now = timezone.now()
+    return [model(**{"created_at": now, "last_seen_at": now, **fields}) for fields in values]
+
+
+def write_batch(model: type[models.Model], rows: list[dict[str, Any]]) -> None:
+    """Write sessions opened earlier; a row already there (a tombstone above all) is left as it is."""
+    connection = _connection(model)
+    model.objects.using(connection.alias).bulk_create(_rows(model, rows), ignore_conflicts=True)
+
+
+def insert_unless_present(model: type[models.Model], fields: dict[str, Any]) -> bool:
+    """Write one session's row unless it has one; False when what it has is a tombstone."""
+    connection = _connection(model)
+    manager = model.objects.using(connection.alias)
+    manager.bulk_create(_rows(model, [fields]), ignore_conflicts=True)
+    return manager.filter(pk=fields["id"], ended=False).exists()
+
+
+def end(model: type[models.Model], pk: Any, tombstone: dict[str, Any] | None) -> bool:
+    """
+    End the session ``pk``: its row and the rows that cascade from it go, or with ``tombstone``,
+    its row stays as that tombstone (or becomes it, if it had none); whether it had a row.
+    """
+    if tombstone is None:
+        return delete(model, pk)
+    connection = _connection(model)
+    quote = connection.ops.quote_name
+    meta = model._meta
+    key = meta.pk.get_db_prep_value(pk, connection)
+    ended = meta.get_field("ended")
+    cascades = _cascades(model)
+    with transaction.atomic(using=connection.alias):
+        if cascades is None:
+            for relation in meta.related_objects:
+                relation.related_model._base_manager.using(connection.alias).filter(
+                    **{relation.field.name: pk}).delete()
+        else:
+            with connection.cursor() as cursor:
+                for relation in cascades:
+                    cursor.execute(f"DELETE FROM {quote(relation.related_model._meta.db_table)} "
+                                   f"WHERE {quote(relation.field.column)} = %s", [key])
+        with connection.cursor() as cursor:
+            cursor.execute(f"UPDATE {quote(meta.db_table)} SET {quote(ended.column)} = %s "
+                           f"WHERE {quote(meta.pk.column)} = %s", [ended.get_db_prep_value(True, connection), key])
+            existed = cursor.rowcount > 0
+        if not existed:
+            model.objects.using(connection.alias).bulk_create(_rows(model, [tombstone]), ignore_conflicts=True)
+        return existed

@@ -80,7 +80,7 @@ class LegacySessionMixin:
             return
         session_cache.put(session)
         await self.send_json(200, jsonrpc.result_response(request_id, done.result),
-                             [(constants.MCP_SESSION_ID, session.id.encode())])
+                             [(constants.MCP_SESSION_ID, session.wire_id.encode())])
 
     async def load_session(self, request_id: Any = None) -> LiveSession | None:
         """The session named by ``Mcp-Session-Id``; sends 400 or 404 and returns None otherwise."""
@@ -283,6 +283,10 @@ class LegacySessionMixin:
         session = await self.load_session()
         if session is None:
             return
+        # A stream keeps its session alive by touching its row: the row must exist.
+        if not await session.persist():
+            await self.refuse(SessionNotFound())
+            return
         last_event_id = self.headers.get(constants.LAST_EVENT_ID)
         if last_event_id:
             await self.resume_stream(session, last_event_id)
@@ -298,7 +302,7 @@ class LegacySessionMixin:
         # Read the subscriptions again, from the store, now that the stream is in the session's
         # group: a resources/subscribe (or a DELETE) that committed after load_session() above
         # told the session group before this stream was in it. From here on nothing is missed.
-        current = await reread_session(session.id)
+        current = await reread_session(session.wire_id)
         if current is None:
             await self.refuse(SessionNotFound())
             return
@@ -316,7 +320,7 @@ class LegacySessionMixin:
         session = await self.load_session()
         if session is None:
             return
-        await end_session(session.id)
+        await end_session(session)
         await self.send_response(200)
 
     async def forward_to_session_stream(self, event: dict[str, Any]) -> None:

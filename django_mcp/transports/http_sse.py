@@ -108,7 +108,7 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
         # its requests still running, on any worker, are cancelled.
         if self.session is not None:
             local_streams.pop(self.session.id, None)
-            await end_session(self.session.id)
+            await end_session(self.session)
 
 
 class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):

@@ -14,11 +14,11 @@ from ..stores.sessions import SessionState, TooManySubscriptions, get_session_st
 from .session_cache import announce_change, session_cache
 
 
-async def end_session(session_id: str) -> None:
+async def end_session(session: LiveSession) -> None:
     """Delete a session and tell every worker: its streams end and its requests are cancelled."""
-    await get_session_store().delete(session_id)
-    await announce_change(session_id)
-    await announce_session_end(session_id)
+    await get_session_store().delete(session.id, issued_at=session.issued_at)
+    await announce_change(session.id)
+    await announce_session_end(session.id)
 
 
 class LiveSession:
@@ -45,13 +45,20 @@ class LiveSession:
     transport = property(lambda self: self.state.transport)
     expired = property(lambda self: self.state.expired)
     stream_channel = property(lambda self: self.state.stream_channel)
+    wire_id = property(lambda self: self.state.wire_id)
+    issued_at = property(lambda self: self.state.issued_at)
 
     def __getattr__(self, name: str) -> Any:
         # Anything else a store's record carries.
         return getattr(self.state, name)
 
+    async def persist(self) -> bool:
+        """Make sure the session has its row (stores/pending_rows.py); False once it has ended."""
+        return await get_session_store().persist(self.state)
+
     async def set_log_level(self, level: str) -> None:
         self.state.log_level = level
+        await self.persist()
         await get_session_store().update(self.state.id, log_level=level)
         await announce_change(self.state.id)
 
@@ -60,6 +67,7 @@ class LiveSession:
         Subscribe to ``uri``. The store adds it atomically: concurrent ``resources/subscribe`` calls
         of one session, on any workers, keep each other's subscriptions.
         """
+        await self.persist()
         try:
             subscriptions = await get_session_store().add_subscription(
                 self.state.id, uri, limit=mcp_settings.MAX_SUBSCRIPTIONS)
@@ -72,6 +80,7 @@ class LiveSession:
         await publish_to_session(self.state.id, {"type": SUBSCRIBE, "uri": uri, "subscribe": True})
 
     async def unsubscribe(self, uri: str) -> None:
+        await self.persist()
         subscriptions = await get_session_store().remove_subscription(self.state.id, uri)
         if subscriptions != self.state.subscriptions:
             self.state.subscriptions = subscriptions
@@ -89,7 +98,10 @@ async def load_live_session(session_id: str) -> LiveSession | None:
 
 
 async def reread_session(session_id: str) -> SessionState | None:
-    """The session as the store has it now, never this worker's copy; None once it has ended."""
+    """
+    The session as the store has it now, never this worker's copy; None once it has ended.
+    ``session_id`` as the client sent it (a signed id, or a plain one).
+    """
     return await _alive(await get_session_store().get(session_id))
 
 

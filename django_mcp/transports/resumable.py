@@ -26,6 +26,8 @@ import logging
 import secrets
 from typing import Any
 
+from django.db import DatabaseError
+
 from ..conf import mcp_settings
 from ..fanout import STREAM_ALIVE, STREAM_EVENT, STREAM_PROBE, publish, send_to_channel, session_group, stream_group
 from ..protocol import jsonrpc
@@ -68,6 +70,13 @@ class ResumableStreamMixin:
         self.stream_id = secrets.token_hex(8)
         store = get_event_store()
         if store is not None and self.session is not None:
+            # The events refer to the session's row, which a new session may not have yet. With
+            # the database away the request is served all the same; its events cannot be stored
+            # (the store logs that), so a reconnect could not resume it.
+            try:
+                await self.session.persist()
+            except DatabaseError:
+                logger.info("Could not store session %s for its stream's events", self.session.id, exc_info=True)
             # The priming row makes the stream known, so a reconnect right after it can resume.
             await store.append(self.session.id, StoredEvent(self.stream_id, 0, {"requestId": self.stream_request_id},
                                                             False))

@@ -20,11 +20,12 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from channels.layers import InMemoryChannelLayer, get_channel_layer
+from channels.layers import get_channel_layer
 from django.core.signals import setting_changed
 
 from ..conf import mcp_settings
-from ..fanout import POLICIES_CHANGED, SESSION_CHANGED, SESSIONS_GROUP
+from ..fanout import POLICIES_CHANGED, SESSION_CHANGED, SESSIONS_GROUP, reaches_other_workers
+from ..stores.session_ids import key_of
 from ..stores.sessions import SessionState
 
 
@@ -51,13 +52,17 @@ class SessionCache:
         if not self.enabled():
             return await load(session_id)
         self.bind_to_loop()
-        entry = self.entries.get(session_id)
-        if entry is not None and time.monotonic() - entry[0] < mcp_settings.SESSION_CACHE_SECONDS:
-            self.entries.move_to_end(session_id)
+        # Kept by the session's key; a signed id must also match, byte for byte, the one that was
+        # verified when the entry was made.
+        key = key_of(session_id)
+        entry = self.entries.get(key)
+        if entry is not None and time.monotonic() - entry[0] < mcp_settings.SESSION_CACHE_SECONDS \
+                and entry[1].wire_id == session_id:
+            self.entries.move_to_end(key)
             return entry[1]
         state = await load(session_id)
         if state is None or state.expired:
-            self.entries.pop(session_id, None)
+            self.entries.pop(key, None)
         else:
             self.put(state)
         return state
@@ -73,7 +78,7 @@ class SessionCache:
             self.entries.popitem(last=False)
 
     def forget(self, session_id: str) -> None:
-        self.entries.pop(session_id, None)
+        self.entries.pop(key_of(session_id), None)
 
     def clear(self) -> None:
         self.entries.clear()
@@ -133,15 +138,6 @@ async def rejoin_once(layer: Any, channel: str) -> None:
 
 
 session_cache = SessionCache()
-
-
-def reaches_other_workers(layer: Any) -> bool:
-    """
-    Whether ``layer`` connects this process to others. An in-process layer has no other worker to
-    tell: what this worker forgets itself is all there is to forget, and a cold session's DELETE
-    need not also wake the listener below to forget it a second time.
-    """
-    return layer is not None and not isinstance(layer, InMemoryChannelLayer)
 
 
 async def announce_change(session_id: str) -> None:

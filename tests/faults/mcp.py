@@ -29,7 +29,8 @@ async def inflight_probe(session_id: str = "") -> dict:
     """
 
     def mine(slots: dict) -> int:
-        return sum(1 for owner, _ in slots if not session_id or owner == session_id)
+        # Slots are kept by the session's key, the part of a signed id before its first dot.
+        return sum(1 for owner, _ in slots if not session_id or owner == session_id.partition(".")[0])
 
     tasks = asyncio.all_tasks()
     return {"in_flight": mine(fanout.in_flight), "pending_client_requests": mine(fanout.pending_client_requests),

@@ -137,21 +137,25 @@ def test_what_needs_no_database_is_served_during_a_postgres_outage(outage: Clust
 def test_what_needs_the_database_gets_a_clear_error_during_a_postgres_outage(outage: Cluster,
                                                                             faults: FaultLedger) -> None:
     """
-    PostgreSQL down: a new session (``initialize``), a session the worker never read, and a new
-    HTTP+SSE stream cannot be served; each is refused at once with a deliberate 503 and a
-    JSON-RPC error, and nothing escapes as an unhandled exception.
+    PostgreSQL down: a session the worker never read and a new HTTP+SSE stream cannot be served;
+    each is refused at once with a deliberate 503 and a JSON-RPC error, and nothing escapes as an
+    unhandled exception. A new Streamable HTTP session needs no database: its signed id carries
+    it, and its row is written once the database is back.
     """
     uncached = LegacySession.start(outage.b)
     watch = LogWatch(outage.a, outage.b)
     outage.postgres.refuse()
     faults.inject("postgres-outage")
     started = time.monotonic()
+    opened = request(outage.a, "POST", INITIALIZE)
     results = {
-        "initialize": answered(request(outage.a, "POST", INITIALIZE)),
         "uncached session": answered(request(outage.a, "POST", uncached.message("tools/list"), uncached.headers())),
         "GET /sse": answered(send(outage.a, "GET", "/sse", headers={"Accept": SSE})),
     }
+    status, media_type, body = answered(opened)
     assert time.monotonic() - started < 3 * PROMPT, "requests waited on the database"
+    assert (status, media_type) == (200, "application/json") and "result" in body, (status, body)
+    assert opened.headers.get("mcp-session-id"), opened.headers
     refused = {name: result[:2] for name, result in results.items() if not deliberate(*result)}
     assert refused == {}, f"not a deliberate 503 + JSON-RPC error: {refused}"
     watch.check()

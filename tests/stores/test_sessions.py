@@ -41,9 +41,12 @@ def test_user_key():
 
 
 async def create(store: DatabaseSessionStore, **overrides):
+    """A session with its row written (a signed session's row is otherwise written a second later)."""
     fields = {"protocol_version": "2025-06-18", "client_capabilities": {"roots": {"listChanged": True}},
               "client_info": {"name": "client", "version": "1.0"}, "user_key": "user:42", **overrides}
-    return await store.create(**fields)
+    session = await store.create(**fields)
+    await store.flush()
+    return session
 
 
 async def row(session_id: str) -> McpSession | None:

@@ -15,6 +15,8 @@ from channels.testing import HttpCommunicator
 import django_mcp.asgi
 from django_mcp.context import Context
 from django_mcp.models import McpSession
+from django_mcp.stores.session_ids import key_of
+from django_mcp.stores.sessions import get_session_store
 from django_mcp.sites import McpSite
 from django_mcp.transports.http import McpHttpConsumer
 
@@ -118,7 +120,8 @@ async def test_legacy_initialize_mints_a_session(app):
     assert "tools" in body["result"]["capabilities"]
     assert "resultType" not in body["result"]
 
-    session = await McpSession.objects.aget(pk=session_id)
+    await get_session_store().flush()  # the row follows the answer (stores/pending_rows.py)
+    session = await McpSession.objects.aget(pk=key_of(session_id))
     assert session.protocol_version == "2025-06-18"
     assert session.client_info == {"name": "test-client", "version": "1.0"}
 

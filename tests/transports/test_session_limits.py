@@ -15,6 +15,8 @@ from django.utils import timezone
 
 from django_mcp.context import Context
 from django_mcp.models import McpSession
+from django_mcp.stores.session_ids import key_of
+from django_mcp.stores.sessions import get_session_store
 from django_mcp.sites import McpSite
 from django_mcp.stores.sweep import sweep_now_and_then
 from django_mcp.transports.http import McpHttpConsumer
@@ -73,6 +75,7 @@ async def test_sessions_per_user_are_limited_per_client_address_for_anonymous_cl
     assert refused["status"] == 429
     error = json.loads(refused["body"])["error"]
     assert error["code"] == -32600 and "Too many open sessions" in error["message"]
+    await get_session_store().flush()
     assert await McpSession.objects.acount() == 3  # nothing stored for the refused one
     # Another address is another principal; ending a session frees a place.
     assert (await open_session(app, client=("10.0.0.2", 1000)))["status"] == 200
@@ -88,7 +91,8 @@ async def test_sessions_per_user_are_limited_per_client_address_for_anonymous_cl
 async def test_expired_sessions_do_not_count_and_are_swept(app, settings):
     limits(settings, MAX_SESSIONS_PER_USER=1, SESSION_IDLE_TIMEOUT_SECONDS=60, SESSION_SWEEP_SECONDS=0)
     first = await open_session(app)
-    session_id = header_map(first)[b"mcp-session-id"].decode()
+    session_id = key_of(header_map(first)[b"mcp-session-id"].decode())
+    await get_session_store().flush()
     await McpSession.objects.filter(pk=session_id).aupdate(last_seen_at=timezone.now() - timedelta(hours=1))
     assert (await open_session(app))["status"] == 200
     for _ in range(50):  # the sweep runs in the background, started by that initialize
