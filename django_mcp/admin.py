@@ -19,6 +19,10 @@ class McpSessionAdmin(admin.ModelAdmin):
     readonly_fields = ("id", "protocol_version", "client_capabilities", "client_info", "log_level", "subscriptions",
                        "user_key", "created_at", "last_seen_at")
 
+    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+        # Tombstones (McpSession.ended) stand for sessions already ended; nobody is connected there.
+        return super().get_queryset(request).filter(ended=False)
+
     def has_add_permission(self, request):  # type: ignore[no-untyped-def]
         return False
 
