@@ -20,6 +20,7 @@ from .servers import LOAD_CPU, Server, pinned, sdk_peer, sdk_version
 
 GOAL = 2.0  # the project's goal: at least twice the SDK's cold sessions per second
 SDK = "MCP SDK peer"
+BARE = "bare Channels consumer"
 SQLITE, POSTGRES, MANY_TOOLS = "django_mcp, SQLite", "django_mcp, PostgreSQL", "django_mcp, SQLite, 35 tools"
 # The rows that serve the peer's one tool: the goal is read on them.
 LIKE_THE_PEER = (SQLITE, POSTGRES)
@@ -34,6 +35,9 @@ def start(kinds: list[str], django_env: dict, pg_env: dict | None, log) -> tuple
     """Start every target; return ({(kind, label): server} for those that pass, {label: answer sizes})."""
     wanted: list[tuple[str, str, Server]] = []
     for kind in kinds:
+        # The ceiling: what five requests on one connection cost this server before any MCP work.
+        wanted.append((kind, BARE, Server(kind, "benchmarks.baseline_cold_asgi:application", "cold-bare",
+                                          {"DJANGO_SETTINGS_MODULE": None})))
         wanted.append((kind, SQLITE, Server(kind, "benchmarks.cold_asgi:application", "cold-sqlite", django_env)))
         if pg_env is not None:
             wanted.append((kind, POSTGRES, Server(kind, "benchmarks.cold_asgi:application", "cold-postgres", pg_env)))
@@ -100,13 +104,14 @@ def print_table(results: dict, sizes: dict, kinds: list[str], levels: list[int],
           f"one keep-alive connection per client (median of {repeat}; vs SDK = django_mcp / MCP SDK "
           f"{version or '(not installed)'} on the same server and c)")
     header = (f"{'server':8}{'target':29}{'c':>4}{'sessions/s':>11}{'spread':>8}{'p99 ms':>8}{'CPU us/sess':>12}"
-              f"{'busy':>6}{'client':>8}{'vs SDK':>9}")
+              f"{'busy':>6}{'client':>8}{'vs SDK':>9}{'vs bare':>9}")
     print(header + "\n" + "-" * len(header))
     summary = []
     for kind in kinds:
         for conns in levels:
             peer = results.get((kind, SDK, conns))
-            for label in labels(postgres) + ([SDK] if kind == "uvicorn" else []):
+            bare = results.get((kind, BARE, conns))
+            for label in [BARE] + labels(postgres) + ([SDK] if kind == "uvicorn" else []):
                 runs = results.get((kind, label, conns))
                 if not runs:
                     print(f"{kind:8}{label:29}{conns:>4}{'n/a':>11}")
@@ -114,13 +119,16 @@ def print_table(results: dict, sizes: dict, kinds: list[str], levels: list[int],
                 rate = _median(runs, lambda r: r.rate)
                 spread = (max(r.rate for r in runs) - min(r.rate for r in runs)) / 2 / rate \
                     if rate and len(runs) > 1 else 0
-                ratio = ""
+                ratio = f"{'':>9}"
                 if label != SDK and peer:
                     peer_rate = _median(peer, lambda r: r.rate)
                     value = rate / peer_rate if peer_rate else 0.0
                     ratio = f"{value:>8.2f}x"
                     if label in LIKE_THE_PEER:
                         summary.append((kind, label, conns, value))
+                if label != BARE and bare:
+                    bare_rate = _median(bare, lambda r: r.rate)
+                    ratio += f"{rate / bare_rate if bare_rate else 0.0:>8.2f}x"
                 cpu = _median(runs, lambda r: r.cpu_us_per_session)
                 print(f"{kind:8}{label:29}{conns:>4}{rate:>11,.0f}{'±' + format(spread, '.0%') if spread else '':>8}"
                       f"{_median(runs, lambda r: r.p99_ms):>8.1f}{cpu:>12,.0f}"
@@ -131,6 +139,12 @@ def print_table(results: dict, sizes: dict, kinds: list[str], levels: list[int],
           "tool (the peer runs on uvicorn only)")
     for kind, label, conns, value in summary:
         print(f"  {kind:8}{label:29} c={conns:<3} {value:5.2f}x  {'ok' if value >= GOAL else 'BELOW'}")
+    for (kind, label, conns), runs in sorted(results.items()):
+        peer = results.get((kind, SDK, conns))
+        if label == BARE and peer:
+            print(f"  (the bare Channels consumer on {kind} at c={conns}: "
+                  f"{_median(runs, lambda r: r.rate) / _median(peer, lambda r: r.rate):.2f}x the SDK peer, "
+                  "the most any Channels consumer reaches there)")
     if not summary:
         print("  n/a: no SDK peer measured" + ("" if version else " (mcp not installed)"))
     for (kind, label, conns), runs in results.items():

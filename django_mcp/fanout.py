@@ -150,8 +150,17 @@ async def send_to_channel(channel: str, event: dict[str, Any], *, patience: floa
 async def publish(group: str, event: dict[str, Any]) -> None:
     """Send ``event`` to a group if a channel layer is configured."""
     layer = get_channel_layer()
-    if layer is not None:
+    if layer is not None and not nobody_joined(layer, group):
         await layer_call(layer.group_send, group, event)
+
+
+def nobody_joined(layer: Any, group: str) -> bool:
+    """
+    Whether ``layer`` is the in-process one and no channel is in ``group``: a send would reach no
+    one, and would still sweep every expired channel and group of the process first (as
+    ``InMemoryChannelLayer.group_send`` does). The DELETE of a session nobody streams, say.
+    """
+    return isinstance(layer, InMemoryChannelLayer) and not getattr(layer, "groups", {group: True}).get(group)
 
 
 async def publish_to_session(session_id: str, event: dict[str, Any]) -> None:

@@ -63,3 +63,29 @@ async def test_at_most_the_limit_runs_at_once() -> None:
 
     await asyncio.gather(*(fanout.layer_call(operation) for _ in range(fanout.LAYER_CONCURRENCY * 3)))
     assert peak == fanout.LAYER_CONCURRENCY
+
+
+def test_only_an_empty_group_of_the_in_process_layer_is_skipped() -> None:
+    from channels.layers import InMemoryChannelLayer
+    from channels_redis.core import RedisChannelLayer
+
+    layer = InMemoryChannelLayer()
+    assert fanout.nobody_joined(layer, "mcp.session.abc")
+    asyncio.run(layer.group_add("mcp.session.abc", "specific.x!y"))
+    assert not fanout.nobody_joined(layer, "mcp.session.abc")
+    # Another process's members are not known here: always send.
+    assert not fanout.nobody_joined(RedisChannelLayer(), "mcp.session.abc")
+
+
+async def test_a_publish_still_reaches_who_joined_the_in_process_layer(settings) -> None:
+    from channels.layers import channel_layers
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    channel_layers.backends.pop("default", None)
+    layer = channel_layers["default"]
+    channel = await layer.new_channel()
+    await layer.group_add(fanout.session_group("k"), channel)
+    await fanout.publish_to_session("k", {"type": "mcp.ping"})
+    await fanout.publish_to_session("nobody", {"type": "mcp.ping"})  # no member: nothing to do
+    assert await asyncio.wait_for(layer.receive(channel), 1) == {"type": "mcp.ping"}
+    channel_layers.backends.pop("default", None)

@@ -1,0 +1,73 @@
+"""
+The cold-session baseline (benchmarks/README.md): a bare Channels ``AsyncConsumer`` answering the
+five steps of a cold session (``cold.py``) with fixed bodies, as ``baseline_asgi.py`` answers one
+tools/call.
+
+It routes each request by a byte search of its body, the least that tells the steps apart, and
+names every session with a fresh random id, as any server must. Its answers carry what the cold
+client checks and are about as long as django_mcp's (184, 0, 240, 91 and 0 bytes). Stock
+Channels, no channel layer, no database: what five requests on one keep-alive connection cost on
+this ASGI server before any MCP work, so the ceiling of the cold-session table, not a straw man.
+
+Serve it with ``daphne benchmarks.baseline_cold_asgi:application`` or
+``uvicorn benchmarks.baseline_cold_asgi:application --lifespan off``.
+"""
+
+import os
+import secrets
+
+from django.conf import settings
+
+# As in baseline_asgi.py: minimal settings, only so Channels can be imported.
+if not settings.configured and not os.environ.get("DJANGO_SETTINGS_MODULE"):
+    settings.configure(DATABASES={}, INSTALLED_APPS=[], USE_TZ=True)
+
+from channels.consumer import AsyncConsumer  # noqa: E402  (needs settings)
+from channels.exceptions import StopConsumer  # noqa: E402
+
+INITIALIZE = (
+    b'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":'
+    b'{"listChanged":true}},"serverInfo":{"name":"django-mcp-bench-cold","version":"0.1.0"},'
+    b'"instructions":null,"_meta":{}}}'
+)
+TOOLS = (
+    b'{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","description":"Return the text '
+    b'unchanged.","inputSchema":{"type":"object","properties":{"text":{"type":"string","title":'
+    b'"Text"}},"required":["text"],"additionalProperties":false},"annotations":{}}]}}'
+)
+CALL = b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}],"isError":false}}'
+
+
+def _json(body: bytes) -> list[tuple[bytes, bytes]]:
+    return [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+
+
+class BaselineColdConsumer(AsyncConsumer):
+    """One HTTP request of a cold session: a fixed answer per step, a new session id per initialize."""
+
+    async def http_request(self, message):
+        if message.get("more_body", False):
+            return  # answer after the body's last event
+        body = message.get("body", b"")
+        if self.scope["method"] == "DELETE":
+            await self.answer(200, [(b"content-length", b"0")], b"")
+        elif b'"initialize"' in body:
+            await self.answer(200, [*_json(INITIALIZE), (b"mcp-session-id", secrets.token_hex(16).encode())],
+                              INITIALIZE)
+        elif b"notifications/initialized" in body:
+            await self.answer(202, [(b"content-length", b"0")], b"")
+        elif b'"tools/list"' in body:
+            await self.answer(200, _json(TOOLS), TOOLS)
+        else:
+            await self.answer(200, _json(CALL), CALL)
+        raise StopConsumer()
+
+    async def answer(self, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+        await self.send({"type": "http.response.start", "status": status, "headers": headers})
+        await self.send({"type": "http.response.body", "body": body, "more_body": False})
+
+    async def http_disconnect(self, message):
+        raise StopConsumer()
+
+
+application = BaselineColdConsumer.as_asgi()
