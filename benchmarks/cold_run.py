@@ -1,8 +1,8 @@
 """
 The cold-session part of ``run.py``: django_mcp against the MCP Python SDK's server (see cold.py).
 
-Fresh processes, all pinned to CPU 0 and started together before timing: django_mcp serving the
-peer's one tool (``cold_asgi.py``) on every ASGI server kind on the run's SQLite database, again on
+Fresh processes, all pinned to CPU 0 and started together before timing: a bare Channels consumer
+answering fixed bodies (``baseline_cold_asgi.py``) for scale, django_mcp serving the peer's one tool (``cold_asgi.py``) on every ASGI server kind on the run's SQLite database, again on
 PostgreSQL when ``--postgres`` gave an environment for it, django_mcp serving the test app's 35
 tools (``tests.asgi``, SQLite) to show what a longer listing costs, and the SDK peer
 (``sdk_asgi.py``) on uvicorn only (it needs the lifespan daphne does not run). Each answers one
@@ -142,9 +142,8 @@ def print_table(results: dict, sizes: dict, kinds: list[str], levels: list[int],
     for (kind, label, conns), runs in sorted(results.items()):
         peer = results.get((kind, SDK, conns))
         if label == BARE and peer:
-            print(f"  (the bare Channels consumer on {kind} at c={conns}: "
-                  f"{_median(runs, lambda r: r.rate) / _median(peer, lambda r: r.rate):.2f}x the SDK peer, "
-                  "the most any Channels consumer reaches there)")
+            print(f"  (for scale: the bare Channels consumer, fixed answers and no MCP work, on {kind} at "
+                  f"c={conns}: {_median(runs, lambda r: r.rate) / _median(peer, lambda r: r.rate):.2f}x the SDK peer)")
     if not summary:
         print("  n/a: no SDK peer measured" + ("" if version else " (mcp not installed)"))
     for (kind, label, conns), runs in results.items():
