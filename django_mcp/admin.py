@@ -3,6 +3,9 @@ Admin: legacy sessions, read-only, so staff can see who is connected and end a s
 staff write, with a preview.
 """
 
+from typing import Any
+
+from asgiref.sync import async_to_sync
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
@@ -18,6 +21,20 @@ class McpSessionAdmin(admin.ModelAdmin):
     search_fields = ("id", "user_key")
     readonly_fields = ("id", "protocol_version", "client_capabilities", "client_info", "log_level", "subscriptions",
                        "user_key", "created_at", "last_seen_at")
+
+    def delete_model(self, request, obj):  # type: ignore[no-untyped-def]
+        self.end(obj.pk, obj.created_at)
+
+    def delete_queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+        for key, created_at in queryset.values_list("pk", "created_at"):
+            self.end(key, created_at)
+
+    def end(self, key: str, created_at: Any) -> None:
+        # Not a plain row delete: every worker must stop serving the session now (its cached copy,
+        # its GET streams, its requests), and a young signed id must not outlive its row.
+        from .transports.live_sessions import end_stored_session
+
+        async_to_sync(end_stored_session)(key, created_at)
 
     def get_queryset(self, request):  # type: ignore[no-untyped-def]
         # Tombstones (McpSession.ended) stand for sessions already ended; nobody is connected there.

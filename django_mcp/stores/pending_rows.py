@@ -33,8 +33,9 @@ RESCUE_AFTER = 5
 
 class PendingRows:
     """
-    The rows this worker owes the database, and what it counts of them per principal. Lives on one event loop: a new loop (tests run one each) starts empty, because what the old
-    one owed belonged to another database transaction.
+    The rows this worker owes the database, and what it counts of them per principal. Lives on
+    one event loop: a new loop (tests run one each) starts empty, because what the old one owed
+    belonged to another database transaction.
     """
 
     def __init__(self, write: Callable[[list[dict[str, Any]]], Awaitable[None]]) -> None:

@@ -1,6 +1,9 @@
 """
-The three statements every legacy session costs (opening one, counting a principal's open
-sessions, deleting one), written as SQL instead of compiled by the ORM each time.
+The statements legacy sessions cost: the three of a session stored when it opens (opening one,
+counting a principal's open sessions, deleting one), written as SQL instead of compiled by the ORM
+each time, and those of sessions whose rows are written later (stores/pending_rows.py): the
+batch, the single row a worker writes for a session it serves, and the tombstone of one ended
+young.
 
 Building and compiling the query took most of their time: in a profile of a cold session
 (``initialize`` … ``DELETE``) on SQLite, ``objects.create()`` cost about 430 us, the bounded count

@@ -5,6 +5,7 @@ changing it (stored, then announced to every worker over the channel layer), and
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from ..conf import mcp_settings
@@ -19,6 +20,17 @@ async def end_session(session: LiveSession) -> None:
     await get_session_store().delete(session.id, issued_at=session.issued_at)
     await announce_change(session.id)
     await announce_session_end(session.id)
+
+
+async def end_stored_session(key: str, created_at: datetime) -> None:
+    """
+    End a session known by its row alone (staff deleting it in the admin), as :func:`end_session`
+    does: on every worker at once, its id refused from then on even while it is young enough to
+    stand alone (stores/pending_rows.py), its streams closed and its requests cancelled.
+    """
+    await get_session_store().delete(key, issued_at=int(created_at.timestamp()))
+    await announce_change(key)
+    await announce_session_end(key)
 
 
 class LiveSession:
@@ -116,4 +128,4 @@ async def _alive(state: SessionState | None) -> SessionState | None:
     return state
 
 
-__all__ = ["LiveSession", "end_session", "load_live_session", "reread_session"]
+__all__ = ["LiveSession", "end_session", "end_stored_session", "load_live_session", "reread_session"]
