@@ -157,3 +157,36 @@ def test_resuming_a_stream_whose_worker_died_ends_in_bounded_time(
     answers = [e.message for e in messages if e.message.get("id") == call["id"]]
     assert len(answers) <= 1 and all("error" in answer for answer in answers), answers
     assert ended, "the resumed stream of a dead worker's request stayed open"
+
+
+def test_a_session_whose_worker_died_before_writing_its_row_lives_on(
+        victim: LiveServer, survivor: LiveServer, fault_services: Mapping[str, str], watch: LogWatch,
+        faults: FaultLedger) -> None:
+    """
+    A session opened on A, and A killed before the row it owed (written about a second later,
+    stores/pending_rows.py) exists. Its signed id carries the session, so B serves it; B, meeting it
+    older than ``RESCUE_AFTER`` and still without a row, writes the row itself, after which the
+    session lives on rows as any other (its GET stream touches that row).
+    """
+    import psycopg
+
+    from django_mcp.stores.pending_rows import RESCUE_AFTER
+
+    session = LegacySession.start(victim)
+    opened = time.monotonic()
+    kill(victim, faults)
+    key = session.id.partition(".")[0]
+    dsn = f"host=127.0.0.1 port=5432 user=postgres dbname={fault_services['MCP_TEST_PG_NAME']}"
+
+    def row_exists() -> bool:
+        with psycopg.connect(dsn) as connection:
+            return connection.execute("SELECT 1 FROM django_mcp_mcpsession WHERE id = %s AND NOT ended",
+                                      [key]).fetchone() is not None
+
+    assert not row_exists(), "the victim wrote the row before it was killed: the test needs it unwritten"
+    time.sleep(max(0.0, RESCUE_AFTER + 0.5 - (time.monotonic() - opened)))
+    listed = session.call(survivor, "tools/list")
+    assert "echo" in {tool["name"] for tool in listed["result"]["tools"]}, listed
+    assert row_exists()
+    stream = session.open_get_stream(survivor)
+    stream.close()
