@@ -253,15 +253,19 @@ class DatabaseSessionStore(BaseSessionStore):
             return True
         self.pending.bind()
         await self.pending.settled(state.id)
-        fields = self.pending.take(state.id)
-        if fields is None:
-            if not reaches_other_workers():
-                # Alone, an unwritten session not owed any more has ended: its row exists or never will.
-                alive = await self._in_thread(self._model().objects.filter(pk=state.id, ended=False).exists)()
-                state.stored = alive
-                return alive
-            fields = self._fields_of(state)
-        alive = await self._in_thread(session_sql.insert_unless_present)(self._model(), fields)
+        owed = self.pending.take(state.id)
+        if owed is None and not reaches_other_workers():
+            # Alone, an unwritten session not owed any more has ended: its row exists or never will.
+            alive = await self._in_thread(self._model().objects.filter(pk=state.id, ended=False).exists)()
+            state.stored = alive
+            return alive
+        try:
+            alive = await self._in_thread(session_sql.insert_unless_present)(
+                self._model(), owed if owed is not None else self._fields_of(state))
+        except Exception:
+            if owed is not None:
+                self.pending.add(state.id, owed, state)  # still owed: the batch writer tries again
+            raise
         state.stored = alive
         return alive
 

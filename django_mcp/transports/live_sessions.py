@@ -5,14 +5,21 @@ changing it (stored, then announced to every worker over the channel layer), and
 
 from __future__ import annotations
 
+import logging
+import time
 from datetime import datetime
 from typing import Any
+
+from django.db import DatabaseError
 
 from ..conf import mcp_settings
 from ..fanout import SUBSCRIBE, announce_session_end, publish_to_session
 from ..protocol.errors import InvalidParams
+from ..stores.pending_rows import RESCUE_AFTER
 from ..stores.sessions import SessionState, TooManySubscriptions, get_session_store
 from .session_cache import announce_change, session_cache
+
+logger = logging.getLogger("django_mcp.sessions")
 
 
 async def end_session(session: LiveSession) -> None:
@@ -106,7 +113,28 @@ async def load_live_session(session_id: str) -> LiveSession | None:
     announced as ended on every worker.
     """
     state = await _alive(await session_cache.get(session_id, get_session_store().get))
+    if state is not None and not state.stored and state.issued_at is not None \
+            and time.time() - state.issued_at >= RESCUE_AFTER:
+        state = await _rescue(state)
     return None if state is None else LiveSession(state)
+
+
+async def _rescue(state: SessionState) -> SessionState | None:
+    """
+    A session this worker serves from its cache still has no row after ``RESCUE_AFTER``: the
+    worker that opened it stopped before writing it (or the database was away). Write it now,
+    before its signed id stops standing for it alone; with the database away, serve on and try
+    again on the next request. None: what the session has is a tombstone, it has ended.
+    """
+    try:
+        alive = await get_session_store().persist(state)
+    except DatabaseError:
+        logger.info("Could not yet write the row of session %s", state.id, exc_info=True)
+        return state
+    if not alive:
+        session_cache.forget(state.id)
+        return None
+    return state
 
 
 async def reread_session(session_id: str) -> SessionState | None:

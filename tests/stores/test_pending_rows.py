@@ -219,3 +219,23 @@ async def test_alone_ending_a_written_session_deletes_its_row():
     await store.flush()
     assert await store.delete(session.id, issued_at=session.issued_at) is True
     assert await row(session.id) is None and await store.get(session.wire_id) is None
+
+
+async def test_a_row_persist_could_not_write_stays_owed(monkeypatch):
+    from django.db import OperationalError
+
+    from django_mcp.stores import session_sql
+
+    store = DatabaseSessionStore()
+    session = await store.create(**FIELDS)
+
+    def database_away(model, fields):
+        raise OperationalError("database away")
+
+    monkeypatch.setattr(session_sql, "insert_unless_present", database_away)
+    with pytest.raises(OperationalError):
+        await store.persist(session)
+    assert session.id in store.pending.sessions and not session.stored
+    monkeypatch.undo()
+    await store.flush()
+    assert await row(session.id) is not None and session.stored
