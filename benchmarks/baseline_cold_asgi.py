@@ -13,17 +13,10 @@ Serve it with ``daphne benchmarks.baseline_cold_asgi:application`` or
 ``uvicorn benchmarks.baseline_cold_asgi:application --lifespan off``.
 """
 
-import os
 import secrets
 
-from django.conf import settings
-
-# As in baseline_asgi.py: minimal settings, only so Channels can be imported.
-if not settings.configured and not os.environ.get("DJANGO_SETTINGS_MODULE"):
-    settings.configure(DATABASES={}, INSTALLED_APPS=[], USE_TZ=True)
-
-from channels.consumer import AsyncConsumer  # noqa: E402  (needs settings)
-from channels.exceptions import StopConsumer  # noqa: E402
+# baseline_asgi.py configures the minimal settings Channels needs to be imported, and imports it.
+from benchmarks.baseline_asgi import AsyncConsumer, StopConsumer
 
 INITIALIZE = (
     b'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":'
