@@ -59,7 +59,7 @@ DEFAULTS: dict[str, Any] = {
     # How long the server waits for a legacy client's answer to its own request.
     "CLIENT_REQUEST_TIMEOUT_SECONDS": 300.0,
     # Pluggable pieces, as import strings.
-    "SESSION_STORE": "django_mcp.stores.sessions.DatabaseSessionStore",
+    "SESSION_STORE": "django_mcp.stores.database_sessions.DatabaseSessionStore",
     # Stores events of legacy SSE streams for Last-Event-ID resumption; None turns that off.
     "EVENT_STORE": "django_mcp.stores.events.DatabaseEventStore",
     # Stored events older than this are removed by `manage.py mcp_clearsessions`.

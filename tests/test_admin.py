@@ -36,7 +36,7 @@ def signed_session(db):
 def test_staff_ending_a_session_ends_it_for_every_worker(admin_client, signed_session, monkeypatch):
     from asgiref.sync import async_to_sync
 
-    from django_mcp.stores import sessions
+    from django_mcp.stores import database_sessions
     from django_mcp.stores.sessions import get_session_store
 
     announced = []
@@ -45,7 +45,7 @@ def test_staff_ending_a_session_ends_it_for_every_worker(admin_client, signed_se
         announced.append(key)
 
     monkeypatch.setattr("django_mcp.transports.live_sessions.announce_change", announce)
-    monkeypatch.setattr(sessions, "reaches_other_workers", lambda: True)
+    monkeypatch.setattr(database_sessions, "reaches_other_workers", lambda: True)
     url = reverse("admin:django_mcp_mcpsession_delete", args=[signed_session.id])
     assert admin_client.post(url, {"post": "yes"}).status_code == 302
     assert announced == [signed_session.id]  # every worker's cached copy goes

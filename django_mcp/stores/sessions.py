@@ -1,28 +1,14 @@
 """
 Legacy session state behind a small store interface (docs/architecture.md, "Many workers"). The
-default store keeps sessions in the database; another store can be named by the
-``SESSION_STORE`` setting. A store only stores: announcing a change to other workers is the
+default store keeps sessions in the database (stores/database_sessions.py); another store can be
+named by the ``SESSION_STORE`` setting. A store only stores: announcing a change to other workers is the
 caller's job (``django_mcp.transports.http_sessions``).
 """
 
-import asyncio
-import logging
 import secrets
-import time
-import weakref
-from datetime import timedelta
 from typing import Any
 
-from django.core.signals import setting_changed
-from django.db import DatabaseError, transaction
-from django.utils import timezone
-
 from ..conf import mcp_settings
-from ..threads import in_database_thread
-from . import session_ids, session_sql
-from .pending_rows import RESCUE_AFTER, SIGNED_ONLY_SECONDS, WRITE_DELAY, PendingRows, owner
-
-logger = logging.getLogger("django_mcp.stores")
 
 
 def new_session_id() -> str:
@@ -129,307 +115,6 @@ class BaseSessionStore:
         raise NotImplementedError(".clear_expired() must be overridden.")
 
 
-class DatabaseSessionStore(BaseSessionStore):
-    """
-    Sessions as rows of :class:`~django_mcp.models.McpSession`; idle ones expire.
-
-    With ``SIGNED_SESSION_IDS`` (the default) a Streamable HTTP session's id is signed and carries
-    what the session is (stores/session_ids.py), so ``initialize`` writes nothing: the row follows
-    within a second (stores/pending_rows.py). Until then other workers serve the session from its
-    id; a session ended before then leaves a tombstone row, so that no worker takes the id for a
-    live session any more. A single process (no channel layer, or the in-process one) takes an
-    unwritten session only from its own memory: ended there, it is gone without a write.
-    """
-
-    def __init__(self) -> None:
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        self.pending = PendingRows(self._write_pending)
-
-    def _model(self) -> Any:
-        from ..models import McpSession
-
-        return McpSession
-
-    def _in_thread(self, fn: Any) -> Any:
-        return in_database_thread(fn, self._model())
-
-    def _state(self, row: Any, wire_id: str | None = None, issued_at: int | None = None) -> SessionState:
-        return SessionState(id=row.id, protocol_version=row.protocol_version,
-                            client_capabilities=row.client_capabilities or {}, client_info=row.client_info,
-                            log_level=row.log_level, subscriptions=list(row.subscriptions or []),
-                            user_key=row.user_key, transport=row.transport, stream_channel=row.stream_channel,
-                            wire_id=wire_id, issued_at=issued_at)
-
-    # Opening ---------------------------------------------------------------------------------
-
-    async def create(self, *, protocol_version: str, client_capabilities: dict[str, Any],
-                     client_info: dict[str, Any] | None, user_key: str,
-                     transport: str = "streamable-http", client_address: str | None = None,
-                     stream_channel: str = "", max_per_owner: int | None = None) -> SessionState:
-        fields = dict(protocol_version=protocol_version, client_capabilities=client_capabilities,
-                      client_info=client_info, user_key=user_key, transport=transport,
-                      client_address=client_address if user_key == "anonymous" else None,
-                      stream_channel=stream_channel)
-        if mcp_settings.SIGNED_SESSION_IDS and transport == "streamable-http":
-            key, issued_at = new_session_id(), int(time.time())
-            wire_id = session_ids.sign(key, protocol_version=protocol_version, user_key=user_key,
-                                       client_capabilities=client_capabilities, client_info=client_info,
-                                       issued_at=issued_at)
-            if wire_id is not None:
-                return await self._create_signed(key, wire_id, issued_at, fields, max_per_owner)
-        return await self._in_thread(self._create)(fields, max_per_owner)
-
-    async def _create_signed(self, key: str, wire_id: str, issued_at: int, fields: dict[str, Any],
-                             max_per_owner: int | None) -> SessionState:
-        self.pending.bind()
-        if max_per_owner is not None and await self._held_by(fields, max_per_owner) >= max_per_owner:
-            raise TooManySessions()
-        state = SessionState(id=key, protocol_version=fields["protocol_version"],
-                             client_capabilities=fields["client_capabilities"] or {},
-                             client_info=fields["client_info"], log_level=None, subscriptions=[],
-                             user_key=fields["user_key"], transport=fields["transport"], wire_id=wire_id,
-                             stored=False, issued_at=issued_at)
-        self.pending.add(key, {"id": key, **fields, "log_level": None, "subscriptions": [], "ended": False}, state)
-        return state
-
-    async def _held_by(self, fields: dict[str, Any], limit: int) -> int:
-        """
-        The principal's open sessions: its rows, read at most once per ``WRITE_DELAY`` (and again
-        after this worker wrote some of its rows), plus those this worker has not written yet.
-        Another worker's unwritten sessions (at most a second's worth) are not counted.
-        """
-        principal = owner(fields)
-        now = time.monotonic()
-        read = self.pending.rows_held.get(principal)
-        if read is None or now - read[0] >= WRITE_DELAY:
-            since = timezone.now() - timedelta(seconds=mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS)
-            try:
-                rows = await self._in_thread(session_sql.count_held)(
-                    self._model(), fields["user_key"], fields["client_address"], since, limit)
-            except DatabaseError:
-                # The database is away: the session is opened all the same (it needs no row yet),
-                # counted against what this worker knows, its own unwritten sessions included.
-                logger.warning("Could not count the open MCP sessions of %s", fields["user_key"], exc_info=True)
-                return (read[1] if read is not None else 0) + self.pending.held_by(principal)
-            if len(self.pending.rows_held) > 10_000:
-                self.pending.rows_held.clear()
-            read = self.pending.rows_held[principal] = (now, rows)
-        return read[1] + self.pending.held_by(principal)
-
-    def _create(self, fields: dict[str, Any], max_per_owner: int | None) -> SessionState:
-        model = self._model()
-        now = timezone.now()
-        if max_per_owner is not None:
-            # Expired sessions do not count: a client that left many behind is not locked out.
-            since = now - timedelta(seconds=mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS)
-            if session_sql.count_held(model, fields["user_key"], fields["client_address"], since,
-                                      max_per_owner) >= max_per_owner:
-                raise TooManySessions()
-        session_id = new_session_id()
-        session_sql.insert(model, {"id": session_id, **fields, "log_level": None, "subscriptions": [],
-                                   "ended": False, "created_at": now, "last_seen_at": now})
-        return SessionState(id=session_id, protocol_version=fields["protocol_version"],
-                            client_capabilities=fields["client_capabilities"] or {},
-                            client_info=fields["client_info"], log_level=None, subscriptions=[],
-                            user_key=fields["user_key"], transport=fields["transport"],
-                            stream_channel=fields["stream_channel"])
-
-    async def _write_pending(self, rows: list[dict[str, Any]]) -> None:
-        await self._in_thread(session_sql.write_batch)(self._model(), rows)
-        for row in rows:
-            self.pending.rows_held.pop(owner(row), None)
-
-    async def flush(self) -> None:
-        """Write every row this worker owes now (tests, and a worker about to stop)."""
-        self.pending.bind()
-        await self.pending.flush()
-
-    async def persist(self, state: SessionState) -> bool:
-        """
-        Make sure the session has its row, before anything is stored that refers to it or changes
-        it; False when it has ended meanwhile.
-        """
-        if state.stored:
-            return True
-        self.pending.bind()
-        await self.pending.settled(state.id)
-        owed = self.pending.take(state.id)
-        if owed is None and not reaches_other_workers():
-            # Alone, an unwritten session not owed any more has ended: its row exists or never will.
-            alive = await self._in_thread(self._model().objects.filter(pk=state.id, ended=False).exists)()
-            state.stored = alive
-            return alive
-        try:
-            alive = await self._in_thread(session_sql.insert_unless_present)(
-                self._model(), owed if owed is not None else self._fields_of(state))
-        except Exception:
-            if owed is not None:
-                self.pending.add(state.id, owed, state)  # still owed: the batch writer tries again
-            raise
-        state.stored = alive
-        return alive
-
-    def _fields_of(self, state: SessionState, client_address: str | None = None) -> dict[str, Any]:
-        return {"id": state.id, "protocol_version": state.protocol_version,
-                "client_capabilities": state.client_capabilities, "client_info": state.client_info,
-                "user_key": state.user_key, "transport": state.transport, "client_address": client_address,
-                "stream_channel": state.stream_channel, "log_level": state.log_level,
-                "subscriptions": list(state.subscriptions), "ended": False}
-
-    # Reading ---------------------------------------------------------------------------------
-
-    async def get(self, session_id: str) -> SessionState | None:
-        # Only on a miss of the worker's session cache (transports/session_cache.py).
-        # An id whose signature does not verify (SECRET_KEY rotated without a fallback) still names
-        # its row by its key, as a plain id does: only the facts it carries are not believed.
-        facts = session_ids.read(session_id) if session_ids.is_signed(session_id) else None
-        key = session_ids.key_of(session_id)
-        self.pending.bind()
-        # Alone, this worker opened every session there is: one without a row is one it still
-        # owes, or one that has ended.
-        alone = not reaches_other_workers()
-        state = await self._in_thread(self._get)(key, session_id, None if alone else facts)
-        if state is ENDED:
-            # A tombstone: another worker ended it before this one wrote its row; it never will.
-            self.pending.take(key)
-            return None
-        if state is None:
-            owed = self.pending.sessions.get(key)
-            if owed is not None:
-                state = self._unwritten(key, owed[1], session_id, facts.issued_at if facts else None)
-        return state
-
-    def _get(self, key: str, wire_id: str, facts: session_ids.SignedFacts | None) -> Any:
-        model = self._model()
-        row = model.objects.filter(pk=key).first()
-        issued_at = facts.issued_at if facts is not None else None
-        if row is None:
-            return self._signed_only(facts, wire_id) if facts is not None else None
-        if row.ended:
-            return ENDED
-        idle = timedelta(seconds=mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS)
-        now = timezone.now()
-        if row.last_seen_at < now - idle:
-            state = self._state(row, wire_id, issued_at)  # before delete(), which clears the primary key
-            state.expired = True
-            row.delete()
-            return state
-        # Touch at most once a minute: keeps expiry honest without a write per request.
-        if row.last_seen_at < now - timedelta(seconds=60):
-            model.objects.filter(pk=key).update(last_seen_at=now)
-        return self._state(row, wire_id, issued_at)
-
-    def _signed_only(self, facts: session_ids.SignedFacts, wire_id: str) -> SessionState | None:
-        """A signed session without a row: alive while its id is young enough to stand alone."""
-        age = time.time() - facts.issued_at
-        if age >= min(SIGNED_ONLY_SECONDS, mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS):
-            return None
-        state = SessionState(id=facts.key, protocol_version=facts.protocol_version,
-                             client_capabilities=facts.client_capabilities, client_info=facts.client_info,
-                             log_level=None, subscriptions=[], user_key=facts.user_key, wire_id=wire_id,
-                             stored=False, issued_at=facts.issued_at)
-        if age >= RESCUE_AFTER:
-            # Its worker would have written the row by now: it stopped first. Write it here.
-            state.stored = session_sql.insert_unless_present(self._model(), self._fields_of(state))
-            if not state.stored:
-                return None
-        return state
-
-    def _unwritten(self, key: str, fields: dict[str, Any], wire_id: str, issued_at: int | None) -> SessionState:
-        return SessionState(id=key, protocol_version=fields["protocol_version"],
-                            client_capabilities=fields["client_capabilities"] or {}, client_info=fields["client_info"],
-                            log_level=None, subscriptions=[], user_key=fields["user_key"],
-                            transport=fields["transport"], wire_id=wire_id, stored=False, issued_at=issued_at)
-
-    # Changing --------------------------------------------------------------------------------
-
-    async def add_subscription(self, session_id: str, uri: str, *, limit: int | None = None) -> list[str]:
-        async with self._lock(session_id):
-            return await self._in_thread(self._change_subscriptions)(session_id, uri, True, limit)
-
-    async def remove_subscription(self, session_id: str, uri: str) -> list[str]:
-        async with self._lock(session_id):
-            return await self._in_thread(self._change_subscriptions)(session_id, uri, False, None)
-
-    def _lock(self, session_id: str) -> asyncio.Lock:
-        # Row locks serialise workers on PostgreSQL; SQLite has none, so requests of one process
-        # (the only writers a SQLite deployment has) also queue here.
-        lock = self._locks.get(session_id)
-        if lock is None:
-            lock = self._locks[session_id] = asyncio.Lock()
-        return lock
-
-    def _change_subscriptions(self, session_id: str, uri: str, add: bool, limit: int | None) -> list[str]:
-        model = self._model()
-        with transaction.atomic():
-            row = model.objects.select_for_update().filter(pk=session_id, ended=False).only("subscriptions").first()
-            if row is None:
-                return []
-            current = list(row.subscriptions or [])
-            if add and uri not in current:
-                if limit is not None and len(current) >= limit:
-                    raise TooManySubscriptions()
-                current.append(uri)
-            elif not add and uri in current:
-                current.remove(uri)
-            else:
-                return current
-            model.objects.filter(pk=session_id).update(subscriptions=current)
-            return current
-
-    async def update(self, session_id: str, **fields: Any) -> None:
-        await self._in_thread(self._model().objects.filter(pk=session_id, ended=False).update)(**fields)
-
-    async def delete(self, session_id: str, *, issued_at: int | None = None) -> bool:
-        self.pending.bind()
-        await self.pending.settled(session_id)
-        fields = self.pending.take(session_id)
-        if fields is not None and not reaches_other_workers():
-            return True  # never written, and no other worker can take its id for a live session
-        self.pending.rows_held.clear()  # a principal's count just fell
-        # Its events go with it, in the same transaction. While its signed id could still stand
-        # for it alone on another worker, a tombstone stays in its place.
-        young = issued_at is not None and time.time() - issued_at < SIGNED_ONLY_SECONDS and reaches_other_workers()
-        tombstone = {**(fields or {"id": session_id, "protocol_version": "", "client_capabilities": {},
-                                   "client_info": None, "user_key": "", "transport": "streamable-http",
-                                   "client_address": None, "stream_channel": "", "log_level": None,
-                                   "subscriptions": []}), "ended": True} if young else None
-        return await self._in_thread(session_sql.end)(self._model(), session_id, tombstone) or fields is not None
-
-    async def touch(self, session_id: str) -> bool:
-        updated = await self._in_thread(self._model().objects.filter(pk=session_id, ended=False).update)(
-            last_seen_at=timezone.now())
-        return updated > 0
-
-    async def clear_expired(self) -> int:
-        idle = timedelta(seconds=mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS)
-        now = timezone.now()
-        model = self._model()
-        expired = model.objects.filter(last_seen_at__lt=now - idle, ended=False)
-        # A tombstone is needed while the signed id it stands for could be taken for a live session.
-        outlived = model.objects.filter(ended=True, created_at__lt=now - timedelta(seconds=2 * SIGNED_ONLY_SECONDS))
-
-        def clear() -> int:
-            outlived.delete()
-            # Their events go with them (ON DELETE CASCADE); count sessions only.
-            return expired.delete()[1].get(model._meta.label, 0)
-
-        return await self._in_thread(clear)()
-
-
-# What _get() finds where a session ended while it was young: unlike no row, it is final.
-ENDED = object()
-
-
-def reaches_other_workers() -> bool:
-    """Whether another process may serve this worker's sessions (the configured channel layer joins processes)."""
-    from channels.layers import get_channel_layer
-
-    from ..fanout import reaches_other_workers as layer_reaches_other_workers
-
-    return layer_reaches_other_workers(get_channel_layer())
-
-
 def get_session_store() -> BaseSessionStore:
     """The configured store (``DJANGO_MCP["SESSION_STORE"]``), one instance per class."""
     store_class = mcp_settings.SESSION_STORE
@@ -442,13 +127,15 @@ def get_session_store() -> BaseSessionStore:
 _stores: dict[type, BaseSessionStore] = {}
 
 
-def _forget_counts(**kwargs: Any) -> None:
-    # Counts were read under the old settings (the limit bounds them, the idle timeout filters them).
-    for store in _stores.values():
-        if isinstance(store, DatabaseSessionStore):
-            store.pending.rows_held.clear()
+def __getattr__(name: str) -> Any:
+    # The default store, still importable from here, where ``SESSION_STORE`` settings may name
+    # it; on first use only, since it builds on the classes above.
+    if name == "DatabaseSessionStore":
+        from .database_sessions import DatabaseSessionStore
+
+        return DatabaseSessionStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-setting_changed.connect(_forget_counts)
 __all__ = ["BaseSessionStore", "DatabaseSessionStore", "SessionState", "TooManySessions", "TooManySubscriptions",
            "get_session_store"]

@@ -17,7 +17,7 @@ from asgiref.sync import sync_to_async
 from django.utils import timezone
 
 from django_mcp.models import McpSession
-from django_mcp.stores import pending_rows, session_ids, sessions
+from django_mcp.stores import database_sessions, pending_rows, session_ids, sessions
 from django_mcp.stores.sessions import DatabaseSessionStore, SessionState, new_session_id
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,7 +29,7 @@ FIELDS = {"protocol_version": "2025-11-25", "client_capabilities": {"sampling": 
 @pytest.fixture
 def many_workers(monkeypatch):
     """The store believes other processes serve its sessions too."""
-    monkeypatch.setattr(sessions, "reaches_other_workers", lambda: True)
+    monkeypatch.setattr(database_sessions, "reaches_other_workers", lambda: True)
 
 
 async def row(key: str) -> McpSession | None:

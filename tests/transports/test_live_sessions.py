@@ -10,7 +10,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from django_mcp.models import McpSession
-from django_mcp.stores import pending_rows, session_ids, sessions
+from django_mcp.stores import database_sessions, pending_rows, session_ids, sessions
 from django_mcp.stores.sessions import DatabaseSessionStore, SessionState, get_session_store, new_session_id
 from django_mcp.transports.live_sessions import load_live_session
 from django_mcp.transports.session_cache import session_cache
@@ -23,7 +23,7 @@ FACTS = {"protocol_version": "2025-11-25", "user_key": "user:42", "client_capabi
 @pytest.fixture(autouse=True)
 def many_workers(monkeypatch, settings):
     """Other processes serve the sessions too; this one keeps what it reads in its cache."""
-    monkeypatch.setattr(sessions, "reaches_other_workers", lambda: True)
+    monkeypatch.setattr(database_sessions, "reaches_other_workers", lambda: True)
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "SESSION_CACHE_SECONDS": 3600.0}
 
