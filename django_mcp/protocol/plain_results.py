@@ -48,8 +48,13 @@ def is_plain_text_call_result(result: Any, modern: bool) -> bool:
             if type(meta) is not dict or meta.keys() - {META_SERVER_INFO}:
                 return False
             info = meta.get(META_SERVER_INFO)
-            if info is not None and not (type(info) is dict and info.keys() <= _SERVER_INFO_KEYS
-                                         and "name" in info and "version" in info
-                                         and all(type(value) is str for value in info.values())):
+            if info is not None and not is_plain_server_info(info):
                 return False
     return True
+
+
+def is_plain_server_info(info: Any) -> bool:
+    """Whether ``info`` is an ``Implementation`` the schema would dump unchanged: ``name``,
+    ``version`` and maybe ``title``, all strings."""
+    return (type(info) is dict and info.keys() <= _SERVER_INFO_KEYS and "name" in info and "version" in info
+            and all(type(value) is str for value in info.values()))

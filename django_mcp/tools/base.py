@@ -1,5 +1,6 @@
 """The :class:`Tool` options class: its schemas, its per-request definition, and how a call is run."""
 
+import functools
 import json
 import logging
 from typing import Any
@@ -183,7 +184,7 @@ class Tool(Primitive):
             return dict(arguments)
         model = self.arguments_model.model_validate(arguments)
         # Keep the validated Python objects (pydantic models, dates…), not their dumps.
-        return {name: getattr(model, name) for name in type(model).model_fields}
+        return {name: getattr(model, name) for name in field_names(self.arguments_model)}
 
     def result(self, value: Any) -> dict[str, Any]:
         """Turn the work method's return value into a ``CallToolResult`` dict."""
@@ -194,6 +195,12 @@ class Tool(Primitive):
             return {"content": [{"type": "text", "text": json.dumps(structured, ensure_ascii=False)}],
                     "structuredContent": structured, "isError": False}
         return {"content": to_content(value), "isError": False}
+
+
+@functools.cache
+def field_names(model: type[BaseModel]) -> tuple[str, ...]:
+    """A model's field names, read once: pydantic's ``model_fields`` is a descriptor call per read."""
+    return tuple(model.model_fields)
 
 
 class InvalidArguments(Exception):

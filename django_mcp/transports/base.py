@@ -346,11 +346,19 @@ class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, AsyncConsu
 
     def spawn(self, coroutine: Any) -> asyncio.Task[Any]:
         """Run a task owned by this request; it is cancelled when the consumer ends."""
-        task = asyncio.ensure_future(coroutine)
-        if not self.background:
-            self.background = set()
-        self.background.add(task)
-        task.add_done_callback(self.background.discard)
+        # The loop from the request's own future: asyncio.ensure_future() would look it up again
+        # (a getpid() system call on Python 3.11) after testing what it was given.
+        task = self.finished.future.get_loop().create_task(coroutine)
+        background = self.background
+        if not background:
+            self.background = {task}
+        else:
+            if len(background) >= 8:
+                # A long stream spawns a keep-alive every few seconds: let the finished ones go.
+                # Finished tasks are dropped here rather than each by a done callback, which
+                # would be one more loop callback for every request.
+                background.difference_update([done for done in background if done.done()])
+            background.add(task)
         return task
 
     # Teardown ---------------------------------------------------------------------------------

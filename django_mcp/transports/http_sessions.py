@@ -128,13 +128,13 @@ class LegacySessionMixin:
 
     def run_request(self, session: LiveSession, message: dict[str, Any], coroutine: Any) -> asyncio.Task[Any]:
         """Start a request task: cancellable from any worker, counted so cleanup waits for it."""
-        task = asyncio.ensure_future(coroutine)
+        task = self.finished.future.get_loop().create_task(coroutine)
         self.requests_running += 1
         self.track(session, message["id"], task)
-        task.add_done_callback(self._request_done)
         return task
 
     def _request_done(self, task: asyncio.Task[Any]) -> None:
+        """Called by :meth:`track`'s done callback once the request task has ended."""
         self.requests_running -= 1
         if not task.cancelled() and task.exception() is not None:
             logger.error("Request task failed", exc_info=task.exception())
@@ -213,10 +213,15 @@ class LegacySessionMixin:
                                          send_request=self.send_client_request,
                                          close_stream=self.close_stream if self.resumable else None)
 
-    def track(self, session: LiveSession, request_id: Any, task: asyncio.Future[Any]) -> None:
-        """Make a running request cancellable by ``notifications/cancelled`` from any worker."""
+    def track(self, session: LiveSession, request_id: Any, task: asyncio.Task[Any]) -> None:
+        """
+        Make a running request cancellable by ``notifications/cancelled`` from any worker, and
+        count it until it ends (:meth:`_request_done`).
+        """
         slot = (session.id, key(request_id))
         in_flight[slot] = task
+        loop = task.get_loop()
+        timer: asyncio.TimerHandle | None = None
 
         def join_if_still_running() -> None:
             # The cancellation may reach another worker, which relays it to the session's group.
@@ -224,7 +229,14 @@ class LegacySessionMixin:
             if not task.done():
                 self.spawn(self._join_for_cancellation(session.id))
 
-        timer = asyncio.get_running_loop().call_later(0.05, join_if_still_running)
+        def time_if_still_running() -> None:
+            # Runs after the task's first step (scheduled after it): most requests are answered
+            # in that step and never pay for a timer.
+            nonlocal timer
+            if not task.done():
+                timer = loop.call_later(0.05, join_if_still_running)
+
+        loop.call_soon(time_if_still_running)
 
         def release(_: Any) -> None:
             if in_flight.get(slot) is task:
@@ -232,7 +244,9 @@ class LegacySessionMixin:
             # The timer holds this consumer: cancelled, it lets go at once instead of 50 ms on,
             # so a quick request's objects die young rather than crowd the collector's older
             # generations under load.
-            timer.cancel()
+            if timer is not None:
+                timer.cancel()
+            self._request_done(task)
 
         task.add_done_callback(release)
 

@@ -9,7 +9,7 @@ of the process would otherwise share, so a slow sync tool no longer holds up eve
 
 from typing import Any
 
-from asgiref.sync import ThreadSensitiveContext
+from asgiref.sync import SyncToAsync, ThreadSensitiveContext
 
 from ..protocol.context import RequestContext
 from ..protocol.dispatcher import Dispatcher
@@ -17,11 +17,41 @@ from ..protocol.dispatcher import Dispatcher
 
 async def serve_request(dispatcher: Dispatcher, message: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
     """The dispatcher's answer to one request, its sync work on a thread of its own."""
+    sensitive = enter_thread_sensitive_context()
     try:
-        async with ThreadSensitiveContext():
-            return await dispatcher.handle_request(message, ctx)
+        return await dispatcher.handle_request(message, ctx)
     finally:
         release_handle(ctx)
+        if sensitive is not None:
+            await leave_thread_sensitive_context(sensitive)
+
+
+def enter_thread_sensitive_context() -> ThreadSensitiveContext | None:
+    """
+    What ``async with ThreadSensitiveContext()`` does on entry, without the two coroutines of the
+    ``async with`` and the exception its look-up raises when no context is set yet: together a
+    twentieth of a small call. None when an outer context is already in force (asgiref lets only
+    the outermost one count, and so does this).
+    """
+    if SyncToAsync.thread_sensitive_context.get(None) is not None:
+        return None
+    sensitive = ThreadSensitiveContext()
+    sensitive.token = SyncToAsync.thread_sensitive_context.set(sensitive)
+    return sensitive
+
+
+async def leave_thread_sensitive_context(sensitive: ThreadSensitiveContext) -> None:
+    """
+    Leave a context entered by :func:`enter_thread_sensitive_context`. Most requests never made
+    a thread of their own (that takes thread-sensitive sync code, such as the async ORM): they
+    only reset the variable. One that did leaves through asgiref's own exit, which ends the thread.
+    """
+    executors = SyncToAsync.context_to_thread_executor
+    if executors and sensitive in executors:
+        await sensitive.__aexit__(None, None, None)
+        return
+    token, sensitive.token = sensitive.token, None
+    SyncToAsync.thread_sensitive_context.reset(token)
 
 
 def release_handle(ctx: RequestContext) -> None:

@@ -5,6 +5,7 @@ import json
 import threading
 
 import pytest
+from asgiref.sync import SyncToAsync, ThreadSensitiveContext, sync_to_async
 from channels.testing import HttpCommunicator
 
 from django_mcp.sites import McpSite
@@ -129,3 +130,88 @@ async def test_an_answered_request_leaves_nothing_for_the_cyclic_collector(era, 
         gc.garbage.clear()
         gc.enable()
     assert left == []
+
+
+# The request's thread-sensitive context ----------------------------------------------------------
+
+
+class ThreadRecordingDispatcher:
+    """Answers each request after running ``work`` as thread-sensitive sync code (the async ORM's way)."""
+
+    def __init__(self, work=None) -> None:
+        self.work = work or (lambda request_id: None)
+        self.threads: dict[int, threading.Thread] = {}
+
+    async def handle_request(self, message, ctx):
+        def run() -> None:
+            self.threads[message["id"]] = threading.current_thread()
+            self.work(message["id"])
+
+        await sync_to_async(run)()  # thread_sensitive=True, asgiref's default
+        return {"jsonrpc": "2.0", "id": message["id"], "result": {}}
+
+
+def bare_request(request_id: int):
+    from django_mcp.protocol.context import RequestContext
+    from django_mcp.protocol.versions import Era
+
+    message = {"jsonrpc": "2.0", "id": request_id, "method": "ping"}
+    return message, RequestContext(era=Era.MODERN, protocol_version=MODERN)
+
+
+async def test_thread_sensitive_code_of_two_requests_runs_side_by_side():
+    # Request 1's thread-sensitive code waits until request 2's has run: on one shared thread
+    # (no context per request) request 2 could never start and both would time out.
+    from django_mcp.transports.requests import serve_request
+
+    second_ran = threading.Event()
+
+    def work(request_id: int) -> None:
+        if request_id == 1:
+            assert second_ran.wait(timeout=10), "request 2 never ran beside request 1"
+        else:
+            second_ran.set()
+
+    dispatcher = ThreadRecordingDispatcher(work)
+    first = asyncio.ensure_future(serve_request(dispatcher, *bare_request(1)))
+    await asyncio.sleep(0.1)
+    assert (await asyncio.wait_for(serve_request(dispatcher, *bare_request(2)), 10))["id"] == 2
+    assert (await asyncio.wait_for(first, 10))["id"] == 1
+    assert dispatcher.threads[1] is not dispatcher.threads[2]
+
+
+async def test_a_requests_thread_ends_with_it_and_its_context_is_left():
+    from django_mcp.transports.requests import serve_request
+
+    dispatcher = ThreadRecordingDispatcher()
+    await serve_request(dispatcher, *bare_request(1))
+    # Ended (joined) before the request's answer is returned, not later by the collector.
+    assert not dispatcher.threads[1].is_alive()
+    assert SyncToAsync.thread_sensitive_context.get(None) is None
+    assert len(SyncToAsync.context_to_thread_executor) == 0
+
+
+async def test_a_request_that_made_no_thread_leaves_its_context_too():
+    from django_mcp.transports.requests import serve_request
+
+    class Plain:
+        async def handle_request(self, message, ctx):
+            assert SyncToAsync.thread_sensitive_context.get(None) is not None
+            return {"jsonrpc": "2.0", "id": message["id"], "result": {}}
+
+    await serve_request(Plain(), *bare_request(1))
+    assert SyncToAsync.thread_sensitive_context.get(None) is None
+
+
+async def test_an_outer_thread_sensitive_context_is_kept():
+    # As with asgiref's own context manager, only the outermost context counts: requests served
+    # inside one share its thread, and leaving them does not end it.
+    from django_mcp.transports.requests import serve_request
+
+    dispatcher = ThreadRecordingDispatcher()
+    async with ThreadSensitiveContext() as outer:
+        await serve_request(dispatcher, *bare_request(1))
+        await serve_request(dispatcher, *bare_request(2))
+        assert dispatcher.threads[1] is dispatcher.threads[2]
+        assert SyncToAsync.thread_sensitive_context.get(None) is outer
+        assert outer in SyncToAsync.context_to_thread_executor
