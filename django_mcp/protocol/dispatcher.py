@@ -82,6 +82,18 @@ class Dispatcher:
         self.state_codec = state_codec
         self.list_ttl_ms = list_ttl_ms
         self.cache_scope = cache_scope
+        self._server_info: dict[str, Any] | None = None
+        self._server_info_is_plain = False
+
+    def server_info(self) -> dict[str, Any]:
+        """
+        The backend's ``Implementation``, asked once: every 2026-07-28 result carries it. A
+        dispatcher is made per site and made again when settings change (``transports.http``).
+        """
+        if self._server_info is None:
+            self._server_info = self.backend.server_info()
+            self._server_info_is_plain = is_plain_server_info(self._server_info)
+        return self._server_info
 
     async def handle_request(self, message: jsonrpc.Message, ctx: RequestContext) -> jsonrpc.Message:
         """Answer one request message; never raises."""
@@ -142,12 +154,12 @@ class Dispatcher:
             # are added: those are ours, and only the server info in them needs looking at.
             if not modern:
                 return result
-            info = self.backend.server_info()
-            if is_plain_server_info(info):
+            info = self.server_info()
+            if self._server_info_is_plain:
                 return {"resultType": "complete", **result, "_meta": {META_SERVER_INFO: info}}
         if modern:
             meta = dict(result.get("_meta") or {})
-            meta.setdefault(META_SERVER_INFO, self.backend.server_info())
+            meta.setdefault(META_SERVER_INFO, self.server_info())
             result = {"resultType": "complete", **result, "_meta": meta}
         try:
             return serialize_server_result(method, ctx.protocol_version, result)

@@ -34,6 +34,11 @@ logger = logging.getLogger("django_mcp.transports")
 
 
 
+# The handler names of the ASGI events every request receives, as Channels' get_handler_name()
+# spells them; other types (channel-layer events) go through it.
+_HANDLER_NAMES = {"http.request": "http_request", "http.disconnect": "http_disconnect"}
+
+
 class _Finished:
     """Set once the response is complete: an event whose future the serve loop can wait on."""
 
@@ -95,14 +100,14 @@ class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, AsyncConsu
         self.scope = scope
         self.base_send = send
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
-        headers: dict[bytes, str] = {}
-        for raw_name, raw_value in scope.get("headers", []):
-            name, value = raw_name.lower(), raw_value.decode("latin-1")
-            if name in headers and headers[name] != value:
-                if not self.conflicting_headers:
-                    self.conflicting_headers = set()
-                self.conflicting_headers.add(name)
-            headers[name] = value
+        raw_headers = scope.get("headers") or ()
+        if not isinstance(raw_headers, (list, tuple)):  # ASGI allows any iterable
+            raw_headers = list(raw_headers)
+        # The last value of each name; a name sent twice is looked at again only when the count
+        # says there is one (a comprehension costs half the loop that checks every header).
+        headers = {name.lower(): value.decode("latin-1") for name, value in raw_headers}
+        if len(headers) != len(raw_headers):
+            self.note_conflicting_headers(raw_headers)
         self.headers = headers
         self.finished = _Finished()
         self._send_lock = asyncio.Lock()
@@ -117,6 +122,17 @@ class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, AsyncConsu
             pass
         finally:
             await self.cleanup()
+
+    def note_conflicting_headers(self, raw_headers: Any) -> None:
+        """Record the names sent more than once with different values (:attr:`conflicting_headers`)."""
+        seen: dict[bytes, bytes] = {}
+        for raw_name, raw_value in raw_headers:
+            name = raw_name.lower()
+            if name in seen and seen[name] != raw_value:
+                if not self.conflicting_headers:
+                    self.conflicting_headers = set()
+                self.conflicting_headers.add(name)
+            seen[name] = raw_value
 
     async def _serve(self, receive: Any) -> None:
         finished = self.finished.future
@@ -181,7 +197,8 @@ class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, AsyncConsu
         self.finished.set()
 
     async def dispatch(self, message: dict[str, Any]) -> None:
-        handler = getattr(self, get_handler_name(message), None)
+        name = _HANDLER_NAMES.get(message.get("type"))  # type: ignore[arg-type]
+        handler = getattr(self, name if name is not None else get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
