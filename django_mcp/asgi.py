@@ -58,6 +58,8 @@ def application(django_asgi_app: Any, *, site: Any = None, path: str | None = No
 
     if mcp_settings.FREEZE_STARTUP_OBJECTS:
         freeze_startup_objects()
+    if mcp_settings.GC_THRESHOLD:
+        raise_gc_threshold(mcp_settings.GC_THRESHOLD)
     return app
 
 
@@ -74,5 +76,23 @@ def freeze_startup_objects() -> None:
     gc.freeze()
 
 
+def raise_gc_threshold(threshold: int) -> None:
+    """
+    Let the cyclic collector's youngest generation grow to ``threshold`` container objects
+    (``gc.set_threshold``; the older generations keep theirs), unless it is set higher already.
+    ``application()`` calls this with ``DJANGO_MCP["GC_THRESHOLD"]``.
+
+    Under load the default of 700 starts a young collection every few requests, and each walks
+    every object of the requests in flight (32 connections: a few thousand) to free nothing,
+    since an answered request leaves no cycle (docs/architecture.md, "Performance"): about 5% of
+    a small call's CPU on uvicorn (benchmarks/README.md). Cyclic garbage a project makes waits
+    for a larger allocation count before it is collected; Python 3.13 itself raised the default
+    to 2,000.
+    """
+    current = gc.get_threshold()
+    if current[0] < threshold:
+        gc.set_threshold(threshold, *current[1:])
+
+
 __all__ = ["LegacySseMessagesConsumer", "LegacySseStreamConsumer", "McpHttpConsumer", "application",
-           "freeze_startup_objects"]
+           "freeze_startup_objects", "raise_gc_threshold"]

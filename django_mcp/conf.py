@@ -77,6 +77,10 @@ DEFAULTS: dict[str, Any] = {
     # gc.freeze() the objects that exist once django_mcp.asgi.application() has been built, so
     # full collections stop walking them (and pausing every stream of the worker).
     "FREEZE_STARTUP_OBJECTS": True,
+    # The cyclic collector's first-generation threshold that django_mcp.asgi.application() sets
+    # (raised only, never lowered; None leaves the interpreter's). A young collection walks every
+    # object of the requests in flight, and an answered request leaves no cycle for it to find.
+    "GC_THRESHOLD": 10_000,
     # What guards a primitive that sets no permission_classes of its own.
     "DEFAULT_PERMISSION_CLASSES": ["django_mcp.permissions.AllowAny"],
     # True answers every request that no authentication class recognises with a 401 and the

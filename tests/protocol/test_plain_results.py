@@ -73,3 +73,69 @@ def test_a_modern_result_with_other_meta_takes_the_round_trip(meta):
 
 def test_a_modern_result_must_be_complete():
     assert not is_plain_text_call_result({**modern(PLAIN[0]), "resultType": "input_required"}, modern=True)
+
+
+# What the dispatcher sends --------------------------------------------------------------------
+
+
+class InfoBackend:
+    """A backend that only knows its server info (all shape_result asks of it)."""
+
+    def __init__(self, info):
+        self.info = info
+        self.asked = 0
+
+    def server_info(self):
+        self.asked += 1
+        return self.info
+
+
+def shaped_by_dispatcher(result, version, info):
+    from django_mcp.protocol.context import RequestContext
+    from django_mcp.protocol.dispatcher import Dispatcher
+    from django_mcp.protocol.versions import Era
+
+    era = Era.MODERN if version in MODERN_VERSIONS else Era.LEGACY
+    dispatcher = Dispatcher(InfoBackend(info), state_codec=None)
+    return dispatcher.shape_result("tools/call", dict(result), RequestContext(era=era, protocol_version=version))
+
+
+@pytest.mark.parametrize("version", MODERN_VERSIONS)
+@pytest.mark.parametrize("result", PLAIN + NOT_PLAIN[:1] + NOT_PLAIN[3:5])
+@pytest.mark.parametrize("info", [
+    {"name": "demo", "version": "1.0"},
+    {"name": "demo", "version": "1.0", "title": "Demo"},
+    {"name": "demo", "version": "1.0", "icons": [{"src": "https://example.com/a.png"}]},  # not plain
+])
+def test_the_dispatcher_sends_a_modern_call_result_as_the_round_trip_would(version, result, info):
+    # Plain results skip the round trip (recognised before the 2026-07-28 members are added);
+    # a server info that is not plain sends even a plain result through it.
+    assert shaped_by_dispatcher(result, version, info) == serialize_server_result("tools/call", version,
+                                                                                  modern(result, info))
+
+
+@pytest.mark.parametrize("version", LEGACY_VERSIONS)
+@pytest.mark.parametrize("result", PLAIN + NOT_PLAIN[:1] + NOT_PLAIN[3:5])
+def test_the_dispatcher_sends_a_legacy_call_result_as_the_round_trip_would(version, result):
+    assert shaped_by_dispatcher(result, version, {"name": "demo", "version": "1.0"}) == \
+        serialize_server_result("tools/call", version, result)
+
+
+def test_a_tools_own_meta_is_kept_beside_the_server_info():
+    result = {"content": [{"type": "text", "text": "hi"}], "isError": False, "_meta": {"tool/own": 1}}
+    shaped = shaped_by_dispatcher(result, MODERN_VERSIONS[-1], {"name": "demo", "version": "1.0"})
+    assert shaped["_meta"] == {"tool/own": 1, META_SERVER_INFO: {"name": "demo", "version": "1.0"}}
+
+
+def test_the_server_info_is_asked_once_per_dispatcher():
+    from django_mcp.protocol.context import RequestContext
+    from django_mcp.protocol.dispatcher import Dispatcher
+    from django_mcp.protocol.versions import Era
+
+    backend = InfoBackend({"name": "demo", "version": "1.0"})
+    dispatcher = Dispatcher(backend, state_codec=None)
+    ctx = RequestContext(era=Era.MODERN, protocol_version=MODERN_VERSIONS[-1])
+    for _ in range(3):
+        dispatcher.shape_result("tools/call", dict(PLAIN[0]), ctx)
+        dispatcher.shape_result("ping", {}, ctx)
+    assert backend.asked == 1

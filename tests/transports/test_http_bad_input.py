@@ -687,6 +687,16 @@ def test_modern_conflicting_duplicate_headers_are_400(live_server_mcp: Any, name
     assert_error(resp, 400, HEADER_MISMATCH, 86)
 
 
+def test_modern_repeated_identical_headers_are_served(live_server_mcp: Any) -> None:
+    """A mirrored header sent twice with the same value leaves nothing to disagree about: served."""
+    data = raw_post(live_server_mcp, json.dumps(echo_call(88, "twice")).encode(), modern_headers("tools/call", "echo"))
+    head, body = data.split(b"\r\n\r\n", 1)
+    lines = head.split(b"\r\n") + [b"Mcp-Method: tools/call", b"mcp-name: echo"]
+    resp = raw_exchange(live_server_mcp, b"\r\n".join(lines) + b"\r\n\r\n" + body)
+    assert resp[0] == 200, resp
+    assert resp[2]["result"]["content"][0]["text"] == "twice"
+
+
 @pytest.mark.parametrize("level", ["loud", "DEBUG", 3])
 def test_modern_unknown_log_level_is_400(live_server_mcp: Any, level: Any) -> None:
     """MCP spec server/utilities/logging: an unknown ``_meta`` logLevel SHOULD be rejected with -32602 (HTTP 400)."""
