@@ -247,8 +247,8 @@ def print_throughput(results: dict, kinds: list[str], levels: list[int], repeat:
                 ratio = median_of(results[(kind, sync, top)], lambda r: r.rps) / twin_rps if twin_rps else 0.0
                 print(f"  {kind:8}{sync:33} c={top:<3} {ratio:5.2f}x  {'ok' if ratio >= SYNC_GOAL else 'BELOW GOAL'}")
     if peer_summary:
-        print(f"Peer: django_mcp's legacy session / {SDK_LEGACY} (MCP SDK {sdk_version()}, a sync tool run "
-              "on its event loop), req/s")
+        print(f"Peer: django_mcp's legacy session / {SDK_LEGACY} (MCP SDK {sdk_version()}, its sync tool run "
+              "in a worker thread by anyio.to_thread), req/s")
         for kind, mode, conns, versus in peer_summary:
             print(f"  {kind:8}{mode:33} c={conns:<3} {versus:5.2f}x")
     for (kind, mode, conns), runs in results.items():
