@@ -1,4 +1,4 @@
-"""The consumer plumbing shared by the HTTP transports: the channel-layer reader."""
+"""The consumer plumbing shared by the HTTP transports: the channel-layer reader, the consumer class."""
 
 import asyncio
 import logging
@@ -37,3 +37,15 @@ async def test_the_reader_logs_unknown_events_and_skips_other_consumers_events(c
     warnings = [record.getMessage() for record in caplog.records]
     # A known type meant for another kind of consumer is no news; a type nobody defines is.
     assert warnings == ["Ignoring unknown channel-layer event type 'mcp.typo'"]
+
+
+def test_a_subclass_may_make_a_request_attribute_a_property():
+    # The instance made when a consumer class is created sets every name of instance_attributes:
+    # a name a subclass turned into a property (here read-only) must be left alone.
+    class FixedSite(HttpStreamConsumer):
+        @property
+        def site(self):
+            return "fixed"
+
+    assert FixedSite().site == "fixed"
+    assert "site" in HttpStreamConsumer.instance_attributes
