@@ -11,7 +11,7 @@ server kind:
 
 - bare consumer, process 1: N idle keep-alive connections (one tools/call each);
 - bare consumer, process 2: N idle SSE streams (GET, each on its own connection, one comment
-  written, then nothing);
+  written, then nothing); process 3: the same streams counted by ``tracemalloc``;
 - django_mcp, one process: N legacy sessions created over ONE connection (initialize +
   initialized, so only the session's own cost is counted; on daphne in bursts, see
   :func:`_burst_done`), then one legacy GET SSE stream per session, each on its own connection
@@ -178,6 +178,24 @@ def baseline_streams(server: Server, kind: str, n: int, ctl: workload.Client) ->
         _close(held)
 
 
+def baseline_streams_traced(server: Server, kind: str, n: int, ctl: workload.Client) -> tuple[list, list]:
+    """
+    The bare consumer's idle SSE streams counted by tracemalloc, as ``django_mcp_traced`` counts
+    ours: what the server itself (its connection and request objects, the application's input
+    queue) keeps per stream in Python memory, beside which django_mcp's traced stream is read.
+    """
+    for _ in range(3):
+        workload.check(server.port, workload.baseline_call())
+    _close(_open_streams(server, [None] * 3, ctl))
+    held: list[workload.Client] = []
+    try:
+        start = traced_kib(server, ctl, start=True)
+        held = _open_streams(server, [None] * n, ctl)
+        return [Growth(kind, "bare consumer: idle SSE stream (GET), traced", n, start, traced_kib(server, ctl))], []
+    finally:
+        _close(held)
+
+
 def _warm_up(server: Server, ctl: workload.Client) -> list[str]:
     """Sessions, calls in both eras and a few streams, once, before anything is measured; the sessions."""
     # Sessions are created over the control connection: it is open anyway, so no connection is counted.
@@ -237,6 +255,7 @@ def run(kinds: list[str], n: int, baseline_env: dict, django_env: dict, log=prin
         for label, app, env, measure in (
             ("baseline", "benchmarks.memory_asgi:baseline", baseline_env, baseline_connections),
             ("baseline", "benchmarks.memory_asgi:baseline", baseline_env, baseline_streams),
+            ("baseline", "benchmarks.memory_asgi:baseline", baseline_env, baseline_streams_traced),
             ("django_mcp", "benchmarks.memory_asgi:django_mcp", django_env, django_mcp),
             ("django_mcp", "benchmarks.memory_asgi:django_mcp", django_env, django_mcp_traced),
         ):
