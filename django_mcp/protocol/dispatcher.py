@@ -149,7 +149,7 @@ class Dispatcher:
         ignore unknown keys.
         """
         modern = ctx.is_modern
-        if method == "tools/call" and is_plain_text_call_result(result, False):
+        if method == "tools/call" and is_plain_text_call_result(result):
             # The schema round trip would return it unchanged. Asked before the 2026-07-28 members
             # are added: those are ours, and only the server info in them needs looking at.
             if not modern:

@@ -8,28 +8,28 @@ produces — that round trip costs more than the rest of the call's protocol wor
 change nothing: every field is required or absent, of the one type the schema allows, and holds no
 ``None`` to drop. Such a result is sent as it is; anything else (other block types, annotations,
 structured content, a ``_meta`` of the tool's own) still takes the full round trip.
+
+The question is asked of the tool's own result. The members 2026-07-28 adds (``resultType``, the
+server info in ``_meta``, MCP spec 2026-07-28, basic#messages) are the dispatcher's: of those only
+the server info needs looking at (:func:`is_plain_server_info`), once per dispatcher.
 """
 
 from typing import Any
 
-from .versions import META_SERVER_INFO
 
-
-# The CallToolResult members a plain result may have (MCP spec 2025-11-25, server/tools#tool-result;
-# 2026-07-28 adds ``resultType`` and the ``_meta`` server info, MCP spec 2026-07-28, basic#messages).
-_LEGACY_KEYS = frozenset({"content", "isError"})
-_MODERN_KEYS = frozenset({"content", "isError", "resultType", "_meta"})
+# The CallToolResult members a plain result may have (MCP spec 2025-11-25, server/tools#tool-result).
+_RESULT_KEYS = frozenset({"content", "isError"})
 _TEXT_BLOCK_KEYS = frozenset({"type", "text"})
 # Implementation (MCP spec 2025-11-25, schema): the members server_info() may fill, all strings.
 _SERVER_INFO_KEYS = frozenset({"name", "version", "title"})
 
 
-def is_plain_text_call_result(result: Any, modern: bool) -> bool:
+def is_plain_text_call_result(result: Any) -> bool:
     """
-    Whether ``result`` is a ``CallToolResult`` of text blocks only, in exactly the shape its
+    Whether ``result`` is a ``CallToolResult`` of text blocks only, in exactly the shape every
     revision's schema dumps (so validating and dumping it would return an equal dict).
     """
-    if type(result) is not dict or not result.keys() <= (_MODERN_KEYS if modern else _LEGACY_KEYS):
+    if type(result) is not dict or not result.keys() <= _RESULT_KEYS:
         return False
     if type(result.get("isError")) is not bool:
         return False
@@ -40,16 +40,6 @@ def is_plain_text_call_result(result: Any, modern: bool) -> bool:
         if (type(block) is not dict or block.keys() != _TEXT_BLOCK_KEYS or block["type"] != "text"
                 or type(block["text"]) is not str):
             return False
-    if modern:
-        if result.get("resultType") != "complete":
-            return False
-        meta = result.get("_meta")
-        if meta is not None:
-            if type(meta) is not dict or meta.keys() - {META_SERVER_INFO}:
-                return False
-            info = meta.get(META_SERVER_INFO)
-            if info is not None and not is_plain_server_info(info):
-                return False
     return True
 
 

@@ -386,11 +386,14 @@ class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, AsyncConsu
     async def on_keepalive(self) -> None:
         """Called after each keep-alive comment on an open stream."""
 
+    def new_task(self, coroutine: Any) -> asyncio.Task[Any]:
+        """A task on this request's loop, taken from the request's own future: asyncio.ensure_future()
+        would look the loop up again (a getpid() system call on Python 3.11) after testing its argument."""
+        return self.finished.future.get_loop().create_task(coroutine)
+
     def spawn(self, coroutine: Any) -> asyncio.Task[Any]:
         """Run a task owned by this request; it is cancelled when the consumer ends."""
-        # The loop from the request's own future: asyncio.ensure_future() would look it up again
-        # (a getpid() system call on Python 3.11) after testing what it was given.
-        task = self.finished.future.get_loop().create_task(coroutine)
+        task = self.new_task(coroutine)
         background = self.background
         if not background:
             self.background = {task}

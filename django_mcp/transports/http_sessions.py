@@ -128,7 +128,7 @@ class LegacySessionMixin:
 
     def run_request(self, session: LiveSession, message: dict[str, Any], coroutine: Any) -> asyncio.Task[Any]:
         """Start a request task: cancellable from any worker, counted so cleanup waits for it."""
-        task = self.finished.future.get_loop().create_task(coroutine)
+        task = self.new_task(coroutine)
         self.requests_running += 1
         self.track(session, message["id"], task)
         return task

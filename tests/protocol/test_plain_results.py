@@ -6,7 +6,7 @@ what the schema round trip (``serialize_server_result``) would have returned, in
 import pytest
 from mcp_types.methods import serialize_server_result
 
-from django_mcp.protocol.plain_results import is_plain_text_call_result
+from django_mcp.protocol.plain_results import is_plain_server_info, is_plain_text_call_result
 from django_mcp.protocol.versions import LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS
 
 
@@ -37,7 +37,7 @@ NOT_PLAIN = [
 @pytest.mark.parametrize("version", LEGACY_VERSIONS)
 @pytest.mark.parametrize("result", PLAIN)
 def test_a_plain_legacy_result_is_what_the_schema_round_trip_returns(version, result):
-    assert is_plain_text_call_result(result, modern=False)
+    assert is_plain_text_call_result(result)
     assert serialize_server_result("tools/call", version, result) == result
 
 
@@ -45,34 +45,36 @@ def test_a_plain_legacy_result_is_what_the_schema_round_trip_returns(version, re
 @pytest.mark.parametrize("result", PLAIN)
 @pytest.mark.parametrize("info", [None, {"name": "demo", "version": "1.0", "title": "Demo"}])
 def test_a_plain_modern_result_is_what_the_schema_round_trip_returns(version, result, info):
+    # A plain result with the dispatcher's members added around a plain server info.
     shaped = modern(result, info)
-    assert is_plain_text_call_result(shaped, modern=True)
+    assert is_plain_text_call_result(result) and is_plain_server_info(shaped["_meta"][META_SERVER_INFO])
     assert serialize_server_result("tools/call", version, shaped) == shaped
 
 
 @pytest.mark.parametrize("result", NOT_PLAIN)
 def test_anything_else_takes_the_round_trip(result):
-    assert not is_plain_text_call_result(result, modern=False)
-    assert not is_plain_text_call_result(modern(result), modern=True)
+    assert not is_plain_text_call_result(result)
+    assert not is_plain_text_call_result(modern(result))
 
 
-def test_a_legacy_result_with_modern_members_takes_the_round_trip():
-    # resultType and _meta are dropped or checked by the legacy schema, never passed through.
-    assert not is_plain_text_call_result(modern(PLAIN[0]), modern=False)
+def test_a_tool_result_with_modern_members_takes_the_round_trip():
+    # resultType and _meta a tool returned itself are dropped or checked by the schema, never
+    # passed through.
+    assert not is_plain_text_call_result(modern(PLAIN[0]))
+    assert not is_plain_text_call_result({**PLAIN[0], "_meta": {"tool/own": 1}})
 
 
-@pytest.mark.parametrize("meta", [
-    {META_SERVER_INFO: {"name": "demo", "version": "1.0"}, "tool/own": 1},
-    {META_SERVER_INFO: {"name": "demo"}},
-    {META_SERVER_INFO: {"name": "demo", "version": None}},
-    {META_SERVER_INFO: {"name": "demo", "version": "1", "icons": []}},
+@pytest.mark.parametrize("info", [
+    {"name": "demo"},
+    {"name": "demo", "version": None},
+    {"name": "demo", "version": "1", "icons": []},
 ])
-def test_a_modern_result_with_other_meta_takes_the_round_trip(meta):
-    assert not is_plain_text_call_result({**modern(PLAIN[0]), "_meta": meta}, modern=True)
+def test_a_server_info_with_other_members_takes_the_round_trip(info):
+    assert not is_plain_server_info(info)
 
 
-def test_a_modern_result_must_be_complete():
-    assert not is_plain_text_call_result({**modern(PLAIN[0]), "resultType": "input_required"}, modern=True)
+def test_a_tool_result_must_not_say_its_own_result_type():
+    assert not is_plain_text_call_result({**PLAIN[0], "resultType": "input_required"})
 
 
 # What the dispatcher sends --------------------------------------------------------------------
