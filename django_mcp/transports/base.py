@@ -1,7 +1,8 @@
 """
-ASGI plumbing shared by the HTTP consumers: reading the body with a size limit, writing JSON or
-SSE responses, SSE keep-alives, and a channel-layer reader that is started only when a request
-needs server pushes.
+ASGI plumbing shared by the HTTP consumers: reading the body with a size limit, Host and Origin
+checks, CORS preflights, the request's tasks and its teardown. Writing the response is
+``responding.py``'s, authentication ``authenticating.py``'s, and the channel-layer reader, started
+only when a request needs server pushes, ``channel_membership.py``'s.
 
 Built on Channels' ``AsyncConsumer`` rather than ``AsyncHttpConsumer``, which stops as soon as
 ``handle()`` returns and so cannot hold a stream open for channel-layer events (Channels issues
@@ -21,13 +22,13 @@ from channels.exceptions import StopConsumer
 from channels.layers import get_channel_layer
 
 from ..conf import mcp_settings
-from ..protocol import jsonrpc
 from ..protocol.errors import InternalError
-from . import constants, cors, sse
+from . import cors
 from .authenticating import AuthenticatingMixin
 from .channel_membership import ChannelMembershipMixin
 from .outages import RETRY_AFTER_SECONDS, is_outage
 from .refusals import ForbiddenOrigin, MisdirectedHost, PayloadTooLarge, Refusal
+from .responding import RespondingMixin
 from .security import host_is_allowed, origin_is_allowed
 
 
@@ -56,7 +57,7 @@ class _Finished:
         return self.future.done()
 
 
-class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, AsyncConsumer):
+class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, RespondingMixin, AsyncConsumer):
     """One HTTP request: a body in; a JSON response or an SSE stream out; channel events on demand."""
 
     #: Which transport this is (``streamable-http``, ``http-sse``), for sessions and authentication.
@@ -317,74 +318,6 @@ class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, AsyncConsu
                      headers: list[tuple[bytes, bytes]] | None = None) -> None:
         """Send a refusal with its HTTP status and a JSON-RPC error body."""
         await self.send_error(refusal.status, request_id, refusal, headers)
-
-    # Responses --------------------------------------------------------------------------------
-
-    async def _send(self, message: dict[str, Any]) -> None:
-        if self.disconnected or self.response_ended:
-            return
-        async with self._send_lock:
-            if message["type"] == "http.response.body" and not message.get("more_body", False):
-                self.response_ended = True
-            await self.base_send(message)
-
-    async def send_response(self, status: int, body: bytes = b"", headers: list[tuple[bytes, bytes]] | None = None,
-                            *, end: bool = True) -> None:
-        """Send a whole response; ``end`` finishes the consumer."""
-        if self.response_started:
-            return
-        self.response_started = True
-        all_headers = list(headers or [])
-        if self.cors_headers:
-            all_headers += self.cors_headers
-        if body:
-            all_headers.append((b"content-length", str(len(body)).encode()))
-        await self._send({"type": "http.response.start", "status": status, "headers": all_headers})
-        await self._send({"type": "http.response.body", "body": body, "more_body": False})
-        if end:
-            self.finished.set()
-
-    async def send_json(self, status: int, payload: Any, headers: list[tuple[bytes, bytes]] | None = None) -> None:
-        await self.send_response(status, jsonrpc.encode(payload), [*constants.JSON_HEADERS, *(headers or [])])
-
-    async def send_error(self, status: int, request_id: Any, error: Any,
-                         headers: list[tuple[bytes, bytes]] | None = None) -> None:
-        """An HTTP error whose body is a JSON-RPC error (id null when the request was unreadable)."""
-        await self.send_json(status, jsonrpc.error_response(request_id, error), headers)
-
-    async def start_sse(self, headers: list[tuple[bytes, bytes]] | None = None) -> None:
-        """Begin an SSE response and its keep-alive comments."""
-        if self.sse_started or self.response_started:
-            return
-        self.response_started = self.sse_started = True
-        await self._send({"type": "http.response.start", "status": 200,
-                          "headers": [*constants.SSE_HEADERS, *(headers or []), *(self.cors_headers or ())]})
-        self._schedule_keepalive()
-
-    async def send_sse(self, chunk: bytes) -> None:
-        await self._send({"type": "http.response.body", "body": chunk, "more_body": True})
-
-    async def end_sse(self) -> None:
-        await self._send({"type": "http.response.body", "body": b"", "more_body": False})
-        self.finished.set()
-
-    def _schedule_keepalive(self) -> None:
-        # A timer rather than a sleeping task: an idle stream should cost as little as possible.
-        self._keepalive_timer = asyncio.get_running_loop().call_later(
-            mcp_settings.SSE_KEEPALIVE_SECONDS, self._keepalive_due)
-
-    def _keepalive_due(self) -> None:
-        if self.finished.is_set() or self.disconnected:
-            return
-        self.spawn(self._keepalive())
-        self._schedule_keepalive()
-
-    async def _keepalive(self) -> None:
-        await self.send_sse(sse.keepalive())
-        await self.on_keepalive()
-
-    async def on_keepalive(self) -> None:
-        """Called after each keep-alive comment on an open stream."""
 
     def new_task(self, coroutine: Any) -> asyncio.Task[Any]:
         """A task on this request's loop, taken from the request's own future: asyncio.ensure_future()
