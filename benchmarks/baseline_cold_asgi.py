@@ -7,7 +7,8 @@ It routes each request by a byte search of its body, the least that tells the st
 names every session with a fresh random id, as any server must. Its answers carry what the cold
 client checks and are about as long as django_mcp's (184, 0, 240, 91 and 0 bytes). Stock
 Channels, no channel layer, no database: what five requests on one keep-alive connection cost on
-this ASGI server before any MCP work, so the ceiling of the cold-session table, not a straw man.
+this ASGI server in a stock Channels consumer before any MCP work. (``plain_cold_asgi.py`` gives the
+same answers without a consumer: the server's own floor.)
 
 Serve it with ``daphne benchmarks.baseline_cold_asgi:application`` or
 ``uvicorn benchmarks.baseline_cold_asgi:application --lifespan off``.
@@ -17,22 +18,7 @@ import secrets
 
 # baseline_asgi.py configures the minimal settings Channels needs to be imported, and imports it.
 from benchmarks.baseline_asgi import AsyncConsumer, StopConsumer
-
-INITIALIZE = (
-    b'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":'
-    b'{"listChanged":true}},"serverInfo":{"name":"django-mcp-bench-cold","version":"0.1.0"},'
-    b'"instructions":null,"_meta":{}}}'
-)
-TOOLS = (
-    b'{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","description":"Return the text '
-    b'unchanged.","inputSchema":{"type":"object","properties":{"text":{"type":"string","title":'
-    b'"Text"}},"required":["text"],"additionalProperties":false},"annotations":{}}]}}'
-)
-CALL = b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}],"isError":false}}'
-
-
-def _json(body: bytes) -> list[tuple[bytes, bytes]]:
-    return [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+from benchmarks.cold_answers import CALL, INITIALIZE, TOOLS, json_headers
 
 
 class BaselineColdConsumer(AsyncConsumer):
@@ -45,14 +31,14 @@ class BaselineColdConsumer(AsyncConsumer):
         if self.scope["method"] == "DELETE":
             await self.answer(200, [(b"content-length", b"0")], b"")
         elif b'"initialize"' in body:
-            await self.answer(200, [*_json(INITIALIZE), (b"mcp-session-id", secrets.token_hex(16).encode())],
+            await self.answer(200, [*json_headers(INITIALIZE), (b"mcp-session-id", secrets.token_hex(16).encode())],
                               INITIALIZE)
         elif b"notifications/initialized" in body:
             await self.answer(202, [(b"content-length", b"0")], b"")
         elif b'"tools/list"' in body:
-            await self.answer(200, _json(TOOLS), TOOLS)
+            await self.answer(200, json_headers(TOOLS), TOOLS)
         else:
-            await self.answer(200, _json(CALL), CALL)
+            await self.answer(200, json_headers(CALL), CALL)
         raise StopConsumer()
 
     async def answer(self, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:

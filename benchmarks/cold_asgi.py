@@ -6,7 +6,8 @@ peer's 0.4 KiB).
 
 Everything else is the test project's (``tests.settings``): the database the benchmark gives it,
 the session store, authentication and the channel layer. ``echo`` runs in a thread as a sync tool,
-as the SDK runs its sync tool in a worker thread.
+as the SDK runs its sync tool in a worker thread; with ``BENCH_ASYNC_TOOL=1`` it is an ``async def``
+on both sides, so the two can also be compared without that hop.
 
     uvicorn benchmarks.cold_asgi:application
 """
@@ -26,10 +27,17 @@ from django_mcp.sites import McpSite  # noqa: E402
 site = McpSite("django-mcp-bench-cold")
 
 
-@site.tool()
-def echo(text: str) -> str:
-    """Return the text unchanged."""
-    return text
+if os.environ.get("BENCH_ASYNC_TOOL"):
+    # The async twin (cold_run.py's async rows): no thread hop on either side.
+    @site.tool()
+    async def echo(text: str) -> str:
+        """Return the text unchanged."""
+        return text
+else:
+    @site.tool()
+    def echo(text: str) -> str:
+        """Return the text unchanged."""
+        return text
 
 
 application = django_mcp.asgi.application(django_asgi_app, site=site)

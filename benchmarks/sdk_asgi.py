@@ -7,14 +7,17 @@ as Streamable HTTP on ``/mcp``: stateful (each ``initialize`` opens a session wi
 of one-event SSE streams (``json_response=True``), so both servers answer a POST the same way.
 
 ``echo`` is a plain ``def`` like django_mcp's ``echo`` in ``tests``: the SDK runs it in a worker
-thread (``anyio.to_thread``), as Django runs a sync tool in its sync thread, so the peers pay the
-same hop.
+thread (``anyio.to_thread``), as django_mcp runs a sync tool on a pool thread, so the peers pay the
+same hop. With ``BENCH_ASYNC_TOOL=1`` it is an ``async def`` instead, the twin of django_mcp's
+``cold_asgi.py`` under the same variable: neither side then leaves the event loop.
 
 The SDK's app keeps its sessions in a task group that only its lifespan starts, so it must be
 served with the lifespan on (``servers.py`` does so for this app): ``uvicorn
 benchmarks.sdk_asgi:application --lifespan on``. daphne does not run lifespans, which is why the
 peer is measured on uvicorn only.
 """
+
+import os
 
 from mcp.server.mcpserver import MCPServer
 
@@ -24,10 +27,17 @@ from mcp.server.mcpserver import MCPServer
 server = MCPServer("django-mcp-bench-peer", version="1", log_level="WARNING")
 
 
-@server.tool()
-def echo(text: str) -> str:
-    """Return the text unchanged."""
-    return text
+if os.environ.get("BENCH_ASYNC_TOOL"):
+    # The async twin (cold_run.py's async rows): no worker thread on either side.
+    @server.tool()
+    async def echo(text: str) -> str:
+        """Return the text unchanged."""
+        return text
+else:
+    @server.tool()
+    def echo(text: str) -> str:
+        """Return the text unchanged."""
+        return text
 
 
 # The SDK's defaults otherwise: 127.0.0.1 with its DNS-rebinding protection (Host 127.0.0.1:*

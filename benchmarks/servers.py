@@ -158,9 +158,10 @@ class Server:
         return f"{self.label} on {self.kind} ({HOST}:{self.port})"
 
 
-def sdk_peer(kind: str = "uvicorn") -> Server:
-    """The SDK peer (``sdk_asgi.py``), not yet started: no Django settings, lifespan on."""
-    return Server(kind, "benchmarks.sdk_asgi:application", "sdk", {"DJANGO_SETTINGS_MODULE": None}, lifespan=True)
+def sdk_peer(kind: str = "uvicorn", env: dict[str, str | None] | None = None, label: str = "sdk") -> Server:
+    """The SDK peer (``sdk_asgi.py``), not yet started: no Django settings, lifespan on; ``env`` adds variables."""
+    return Server(kind, "benchmarks.sdk_asgi:application", label, {"DJANGO_SETTINGS_MODULE": None, **(env or {})},
+                  lifespan=True)
 
 
 @atexit.register
