@@ -38,7 +38,6 @@ class RequestTrackingMixin:
     def run_request(self, session: LiveSession, message: dict[str, Any], coroutine: Any) -> asyncio.Task[Any]:
         """Start a request task: cancellable from any worker, counted so cleanup waits for it."""
         task = self.new_task(coroutine)
-        self.requests_running += 1
         self.track(session, message["id"], task)
         return task
 
@@ -60,6 +59,7 @@ class RequestTrackingMixin:
         """
         slot = (session.id, key(request_id))
         in_flight[slot] = task
+        self.requests_running += 1
         loop = task.get_loop()
         timer: asyncio.TimerHandle | None = None
 
