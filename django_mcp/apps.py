@@ -33,6 +33,7 @@ class McpConfig(SimpleMcpConfig):
 
     def ready(self) -> None:
         super().ready()
+        from .prompts import checks  # noqa: F401  (registers the prompt engine check)
         from .prompts.discovery import add_prompt_sources
         from .sites import autodiscover, site
 

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 
 from ..sources import PrimitiveSource
-from .templates import TemplatePrompt, prompt_engine
+from .engines import project_prompt_engine
+from .templates import TemplatePrompt
 
 
 if TYPE_CHECKING:
@@ -83,6 +84,8 @@ class TemplatePromptFiles(PrimitiveSource):
     """
     Every template under ``mcp/prompts/`` as a prompt named by its path. Found once; with
     ``DEBUG`` on, found again on each listing and lookup, so a new file shows up without a restart.
+    A project without a ``DjangoTemplates`` engine has no prompt files: this source is empty, and
+    the system check ``django_mcp.W007`` or ``django_mcp.I001`` says why.
     """
 
     kind = "prompt"
@@ -102,7 +105,8 @@ class TemplatePromptFiles(PrimitiveSource):
 
     def prompts(self) -> list[TemplatePrompt]:
         if self._found is None or settings.DEBUG:
-            found = find_prompt_templates(prompt_engine(self.engine_name), self.folder)
+            engine = project_prompt_engine(self.engine_name)
+            found = {} if engine is None else find_prompt_templates(engine, self.folder)
             if found != self._found:
                 self._found, self._prompts = found, {}
         prompts = []

@@ -19,7 +19,8 @@ from django.template import TemplateSyntaxError
 
 from ..permissions import IsAuthenticated
 from .arguments import ArgumentError, form_from_specs
-from .templates import TemplatePrompt, prompt_engine
+from .engines import string_prompt_engine
+from .templates import TemplatePrompt
 
 
 logger = logging.getLogger("django_mcp.prompts")
@@ -59,7 +60,7 @@ def validate_row(row: Any) -> None:
     except ValidationError as error:
         errors["arguments"] = error.messages
     try:
-        prompt_engine().from_string(row.template or "")
+        string_prompt_engine().from_string(row.template or "")
     except TemplateSyntaxError as error:
         errors["template"] = [f"The template does not compile: {error}"]
     if row.permission:

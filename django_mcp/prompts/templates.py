@@ -16,8 +16,6 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
-from django.template import engines
-from django.template.backends.django import DjangoTemplates
 from django.utils import translation
 
 from ..context import Context
@@ -27,18 +25,9 @@ from ..protocol.errors import InvalidParams
 from ..threads import in_thread
 from . import arguments as args
 from .base import Prompt
+from .engines import file_prompt_engine, string_prompt_engine
 from .header import parse_header
 from .rendering import render, split, to_messages
-
-
-def prompt_engine(name: str | None = None) -> Any:
-    """The project's Django template engine that prompts use: ``name``, or the first DjangoTemplates one."""
-    if name is not None:
-        return engines[name].engine
-    for backend in engines.all():
-        if isinstance(backend, DjangoTemplates):
-            return backend.engine
-    raise LookupError("Prompt templates need a DjangoTemplates engine in TEMPLATES.")
 
 
 class TemplatePrompt(Prompt):
@@ -66,7 +55,9 @@ class TemplatePrompt(Prompt):
     template_string: str | None = None
     #: A ``django.forms.Form`` subclass whose fields are the arguments.
     form_class: type[forms.Form] | None = None
-    #: The ``TEMPLATES`` alias of the engine; None is the first DjangoTemplates engine.
+    #: The ``TEMPLATES`` alias of the engine; None is the first DjangoTemplates engine. A
+    #: ``template_name`` needs one; a ``template_string`` without one renders with django_mcp's own
+    #: engine (:mod:`~django_mcp.prompts.engines`).
     engine_name: str | None = None
     #: The site whose resources ``{% embed %}`` reads; None is ``django_mcp.site``.
     site: Any = None
@@ -103,13 +94,14 @@ class TemplatePrompt(Prompt):
 
     def get_template(self) -> Any:
         """The compiled template (``django.template.base.Template``)."""
-        engine = prompt_engine(self.engine_name)
         if self.template_string is not None:
             compiled = getattr(self, "_compiled", None)
-            return compiled if compiled is not None else engine.from_string(self.template_string)
+            if compiled is not None:
+                return compiled
+            return string_prompt_engine(self.engine_name).from_string(self.template_string)
         if not self.template_name:
             raise ValueError(f"{type(self).__qualname__} needs template_name or template_string.")
-        return engine.get_template(self.template_name)
+        return file_prompt_engine(self.engine_name).get_template(self.template_name)
 
     def get_template_source(self) -> str:
         if self.template_string is not None:

@@ -8,7 +8,7 @@ from django_mcp import site as default_site
 from django_mcp.models import McpPrompt
 from django_mcp.prompts.discovery import (DatabasePrompts, TemplatePromptFiles, add_prompt_sources,
                                           find_prompt_templates, prompt_name)
-from django_mcp.prompts.templates import prompt_engine
+from django_mcp.prompts.engines import project_prompt_engine
 from django_mcp.protocol.errors import InvalidParams
 from django_mcp.sites import McpSite
 
@@ -26,7 +26,7 @@ def test_prompt_names_come_from_paths():
 
 
 def test_templates_under_mcp_prompts_are_found_in_loader_order():
-    found = find_prompt_templates(prompt_engine())
+    found = find_prompt_templates(project_prompt_engine())
     assert found["testing.greet"] == "mcp/prompts/testing/greet.txt"  # tests/prompts/templates (DIRS)
     assert found["test_simple_prompt"] == "mcp/prompts/test_simple_prompt.txt"  # an app's templates/
     assert not any(name.startswith("_") or "._" in name for name in found)  # partials are not prompts
