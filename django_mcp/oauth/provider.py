@@ -24,7 +24,16 @@ def oauth2_provider_settings(**overrides: Any) -> dict[str, Any]:
     - dynamic client registration open to anonymous clients with safe redirect URIs
       (:class:`~django_mcp.oauth.registration.AllowMcpClients`) and client ID metadata documents on;
     - ``localhost`` accepted as a loopback redirect host beside 127.0.0.1 and ::1;
-    - refresh tokens rotated, with a short grace period for clients that retry a refresh;
+    - refresh tokens rotated and usable once: a refresh token that was already exchanged gets
+      ``invalid_grant`` and revokes the rest of its grant, the newer refresh token and its access
+      token included (no grace period, DOT's reuse protection; OAuth 2.1 draft section 4.3.1,
+      RFC 9700 section 4.14.2: for public clients rotation is the replay protection). DOT's
+      ``COMPLIANT_BCP_RFC9700_REFRESH_TOKEN`` gate is on, so ``check --deploy`` reports turning
+      reuse protection off as ``oauth2_provider.E002``. ``REFRESH_TOKEN_GRACE_PERIOD_SECONDS=10``
+      honours a superseded token again for that long, for clients that retry a refresh, and for
+      a thief who replays one as well (docs/oauth.md, "Refresh tokens");
+    - refresh tokens that expire 30 days after their access token (a client unused that long
+      signs in again), so DOT's ``cleartokens`` can delete the revoked ones reuse detection keeps;
     - the validator that refuses tokens for other resources (:mod:`django_mcp.oauth.validators`).
     """
     settings: dict[str, Any] = {
@@ -43,7 +52,10 @@ def oauth2_provider_settings(**overrides: Any) -> dict[str, Any]:
         "CIMD_ENABLED": True,
         "ALLOW_LOCALHOST_LOOPBACK": True,
         "ROTATE_REFRESH_TOKEN": True,
-        "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 10,
+        "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
+        "REFRESH_TOKEN_REUSE_PROTECTION": True,
+        "COMPLIANT_BCP_RFC9700_REFRESH_TOKEN": True,
+        "REFRESH_TOKEN_EXPIRE_SECONDS": 30 * 24 * 3600,
         "ACCESS_TOKEN_EXPIRE_SECONDS": 3600,
         "OAUTH2_VALIDATOR_CLASS": "django_mcp.oauth.validators.McpOAuth2Validator",
     }
