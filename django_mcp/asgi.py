@@ -13,10 +13,20 @@ Requests to ``/mcp`` (the ``MCP_PATH`` setting) go to :class:`McpHttpConsumer`, 
 consumers; everything else goes to Django. Projects with their own router can route the consumers
 themselves: ``McpHttpConsumer.as_asgi()``, ``LegacySseStreamConsumer.as_asgi(messages_path=...)``
 and ``LegacySseMessagesConsumer.as_asgi()``.
+
+Static files: daphne and uvicorn serve none by themselves, so ``application()`` serves them the way
+``manage.py runserver`` does. With ``DEBUG`` on, ``django.contrib.staticfiles`` installed and a local
+``STATIC_URL`` (a path such as ``"static/"``, not an ``https://`` address), requests under
+``STATIC_URL`` that are not MCP's are answered from the staticfiles finders by Django's own
+``ASGIStaticFilesHandler``; a missing file is Django's 404. ``serve_static=True`` serves them
+whatever ``DEBUG`` says (runserver's ``--insecure``), ``serve_static=False`` never (``--nostatic``).
+This is for development: in production run ``collectstatic`` and let the web server, a CDN or a
+static files library serve ``STATIC_ROOT`` (README, "Static files").
 """
 
 import gc
 from typing import Any
+from urllib.parse import urlsplit
 
 from .conf import mcp_settings
 from .transports.http import McpHttpConsumer
@@ -28,12 +38,21 @@ def _normalized(path: str | None) -> str | None:
 
 
 def application(django_asgi_app: Any, *, site: Any = None, path: str | None = None,
-                authentication_classes: Any = None) -> Any:
+                authentication_classes: Any = None, serve_static: bool | None = None) -> Any:
     """
     An ASGI app that serves MCP at ``path`` and hands every other request to ``django_asgi_app``.
     ``site`` and ``authentication_classes`` default to ``DJANGO_MCP["SITE"]`` and
     ``DJANGO_MCP["DEFAULT_AUTHENTICATION_CLASSES"]``.
+
+    ``serve_static`` mirrors ``runserver``: None (the default) serves static files under
+    ``STATIC_URL`` from the staticfiles finders when ``settings.DEBUG`` is on,
+    ``django.contrib.staticfiles`` is installed and ``STATIC_URL`` is a local path; True serves them
+    even without ``DEBUG`` (``runserver --insecure``), and raises ``ImproperlyConfigured`` when the
+    app is not installed or ``STATIC_URL`` is not a local path; False never serves them. It is
+    decided once, here: MCP requests are routed first and pay nothing for it.
     """
+    if static_files_served(serve_static):
+        django_asgi_app = _static_files_handler(django_asgi_app)
     options = {"site": site, "authentication_classes": authentication_classes}
     consumers = {
         "mcp": McpHttpConsumer.as_asgi(**options),
@@ -61,6 +80,53 @@ def application(django_asgi_app: Any, *, site: Any = None, path: str | None = No
     if mcp_settings.GC_THRESHOLD:
         raise_gc_threshold(mcp_settings.GC_THRESHOLD)
     return app
+
+
+def static_files_served(serve_static: bool | None = None) -> bool:
+    """
+    Whether ``application(..., serve_static=serve_static)`` serves static files (module docstring),
+    from the settings as they are now.
+    """
+    if serve_static is False:
+        return False
+    from django.apps import apps
+    from django.conf import settings
+
+    installed = apps.is_installed("django.contrib.staticfiles")
+    static_url = settings.STATIC_URL  # with the script prefix, as the {% static %} tag writes it
+    parts = urlsplit(static_url) if static_url else None
+    local = parts is not None and not parts.scheme and not parts.netloc and parts.path.startswith("/")
+    if serve_static is None:
+        return bool(settings.DEBUG) and installed and local
+    from django.core.exceptions import ImproperlyConfigured
+
+    if not installed:
+        raise ImproperlyConfigured("serve_static=True needs 'django.contrib.staticfiles' in INSTALLED_APPS.")
+    if not local:
+        raise ImproperlyConfigured(f"serve_static=True needs STATIC_URL to be a local path such as 'static/', "
+                                   f"not {static_url!r}: files at another address are served from there.")
+    return True
+
+
+def _static_files_handler(django_asgi_app: Any) -> Any:
+    """
+    Django's ``ASGIStaticFilesHandler`` around ``django_asgi_app``, answering a path that leaves the
+    static folders (``/static/%2e%2e/settings.py``: ``SuspiciousFileOperation``) with Django's 400
+    rather than an exception out of the application (a 500 and a traceback in the server's log).
+    """
+    from asgiref.sync import sync_to_async
+    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+    from django.core.exceptions import SuspiciousOperation
+    from django.core.handlers.exception import response_for_exception
+
+    class StaticFilesHandler(ASGIStaticFilesHandler):
+        async def get_response_async(self, request: Any) -> Any:
+            try:
+                return await super().get_response_async(request)
+            except SuspiciousOperation as exc:
+                return await sync_to_async(response_for_exception, thread_sensitive=False)(request, exc)
+
+    return StaticFilesHandler(django_asgi_app)
 
 
 def freeze_startup_objects() -> None:
@@ -95,4 +161,4 @@ def raise_gc_threshold(threshold: int) -> None:
 
 
 __all__ = ["LegacySseMessagesConsumer", "LegacySseStreamConsumer", "McpHttpConsumer", "application",
-           "freeze_startup_objects", "raise_gc_threshold"]
+           "freeze_startup_objects", "raise_gc_threshold", "static_files_served"]

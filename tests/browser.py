@@ -1,14 +1,15 @@
 """
 What the browser tests share: Debian's Chromium (``scripts/install-browser``) driven through
-Playwright's client, never Playwright's own browser downloads; where screenshots are kept; and the
-rule that a machine without a browser skips them, except under ``CI=true`` where that fails.
+Playwright's client, never Playwright's own browser downloads; where screenshots are kept; the
+rule that a machine without a browser skips them, except under ``CI=true`` where that fails; and
+live servers that serve their own static files, so a page is styled by what the server sends.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,15 @@ CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / ".tmp" / "artifacts"
 #: Long enough for a cold Chromium on a loaded CI machine, short enough to fail rather than hang.
 TIMEOUT_MS = 20_000
+
+
+def with_static_files(env: Mapping[str, str]) -> dict[str, str]:
+    """
+    ``env`` (for ``tests.live``) as a project in development (``MCP_TEST_DEBUG=1``: ``DEBUG`` on,
+    ``django.contrib.staticfiles`` installed), so its daphne serves the admin's CSS and JavaScript
+    itself (``django_mcp.asgi``) as ``runserver`` does.
+    """
+    return {**env, "MCP_TEST_DEBUG": "1"}
 
 
 def browser_missing() -> str | None:

@@ -18,7 +18,9 @@ from pathlib import Path
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 SECRET_KEY = "django-mcp-tests-not-secret"
-DEBUG = False
+# MCP_TEST_DEBUG=1: a project in development, whose daphne serves its static files as runserver
+# does (django_mcp.asgi; the browser tests load the admin's CSS from the server under test).
+DEBUG = os.environ.get("MCP_TEST_DEBUG") == "1"
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]", "testserver"]
 USE_TZ = True
 ROOT_URLCONF = "tests.urls"
@@ -32,6 +34,7 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "django.contrib.staticfiles",
     "channels",
     "oauth2_provider",
     "django_mcp",
@@ -112,6 +115,8 @@ if os.environ.get("MCP_TEST_CHANNEL_LAYER") == "redis":
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+STATIC_URL = "static/"
 
 # Uploaded files of the model-resource tests (tests/catalogue).
 MEDIA_ROOT = os.environ.get("MCP_TEST_MEDIA_ROOT", str(BASE_DIR / ".tmp" / "media"))

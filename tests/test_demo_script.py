@@ -73,6 +73,13 @@ def test_demo_prints_its_users_and_requires_sign_in(oauth_demo: Demo) -> None:
         assert method(oauth_demo.url + path).status_code == 401, path
 
 
+def test_the_demo_serves_the_admins_static_files(oauth_demo: Demo) -> None:
+    """daphne serves none itself: django_mcp.asgi does, with the demo's DEBUG on (README, "Static files")."""
+    css = httpx2.get(oauth_demo.url + "/static/admin/css/base.css")
+    assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
+    assert "served by the server itself" in oauth_demo.output.read_text()
+
+
 def test_the_sdk_signs_in_to_the_demo_as_the_reader(oauth_demo: Demo) -> None:
     user = ScriptedUser(oauth_demo.url, "reader", "reader-pass-1")
 

@@ -1,6 +1,7 @@
 """
 The tool admin's changelist in a real browser: Debian's Chromium, driven by Playwright's client,
-against a live daphne server of the test settings with the tool admin on (``MCP_TEST_TOOL_ADMIN=1``).
+against a live daphne server of the test settings with the tool admin on (``MCP_TEST_TOOL_ADMIN=1``),
+as a project in development (``tests.browser.with_static_files``: staticfiles, ``DEBUG``).
 
 ``test_admin_tools.py`` checks the admin in process; here a staff member's browser does it: log in,
 see a row per tool of the default site with its ``enabled`` switch, untick one and Save
@@ -11,28 +12,24 @@ screenshot of the changelist after the Save is kept as ``.tmp/artifacts/admin-to
 Only ``/usr/bin/chromium`` is used (``scripts/install-browser`` installs it), never Playwright's own
 browser downloads. Without it the test skips, except under ``CI=true`` where it fails.
 
-The test settings install no ``django.contrib.staticfiles`` and set no ``STATIC_URL``, so the admin's
-pages ask for their CSS and JavaScript at relative addresses nothing serves. The browser context
-answers those requests from Django's own ``contrib/admin/static`` files, so the page is the admin as
-a deployment that serves its static files shows it, scripts (``actions.js``) included.
+The admin's CSS and JavaScript (``actions.js`` included) come from the server under test, which
+serves them as ``runserver`` does (``django_mcp.asgi``): nothing is answered by the browser itself, and
+every request for a static file must succeed.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-import django
 import httpx2
 import pytest
 
-from tests.browser import ARTIFACTS, TIMEOUT_MS, chromium, require_browser
+from tests.browser import ARTIFACTS, TIMEOUT_MS, chromium, require_browser, with_static_files
 from tests.live import ROOT, LiveServer, server_env
 from tests.prompts.admin_browser import create_superuser
 
@@ -41,9 +38,6 @@ CHANGELIST = "/admin/django_mcp/mcptool/"
 USERNAME, PASSWORD = "tool-admin", "tool-admin-pass-1"
 #: The tool switched off and on again: one of tests/testapp/mcp.py's, callable without arguments.
 TOOL = "whoami"
-ADMIN_STATIC = Path(django.__file__).resolve().parent / "contrib" / "admin" / "static"
-#: An admin asset as the pages ask for it without STATIC_URL: relative to the page, so at any depth.
-_ADMIN_ASSET = re.compile(r"/(admin/(?:css|js|img)/[^?#]+)")
 MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 pytestmark = [pytest.mark.live, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
@@ -68,8 +62,11 @@ def _django(env: Mapping[str, str], *args: str) -> str:
 
 @pytest.fixture(scope="module")
 def tool_admin_env(sqlite_server_env: Mapping[str, str]) -> Mapping[str, str]:
-    """The session's migrated SQLite database with the tool admin on, its tool rows and a superuser."""
-    env = {**sqlite_server_env, "MCP_TEST_TOOL_ADMIN": "1"}
+    """
+    The session's migrated SQLite database with the tool admin on, its tool rows and a superuser,
+    served with its static files.
+    """
+    env = with_static_files({**sqlite_server_env, "MCP_TEST_TOOL_ADMIN": "1"})
     # The rows would also be made by the server's first MCP request; the admin is opened before any,
     # so make them the way a deployment does at start-up.
     output = _django(env, "-m", "django", "mcp_sync_tools")
@@ -102,28 +99,26 @@ def browser() -> Iterator[Any]:
         yield launched
 
 
-def _serve_admin_static(route: Any) -> None:
-    """Answer an admin CSS/JS/image request from Django's files (see the module's docstring)."""
-    match = _ADMIN_ASSET.search(route.request.url)
-    path = (ADMIN_STATIC / match.group(1)).resolve() if match else None
-    if path is not None and path.is_relative_to(ADMIN_STATIC) and path.is_file():
-        route.fulfill(path=str(path))
-    else:
-        route.continue_()
-
-
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    """A page in a fresh context (no cookies) whose admin assets come from Django's files."""
+    """A page in a fresh context (no cookies)."""
     # Wide enough for the changelist's nine columns beside both sidebars, so the screenshot shows
     # them all: narrower, the table scrolls sideways inside its box and a full-page shot cuts it.
     context = browser.new_context(viewport={"width": 1800, "height": 900})
     context.set_default_timeout(TIMEOUT_MS)
-    context.route(_ADMIN_ASSET, _serve_admin_static)
     try:
         yield context.new_page()
     finally:
         context.close()
+
+
+@pytest.fixture
+def static_responses(page: Any) -> list[tuple[int, str]]:
+    """The status and URL of every response for a static file the page receives, as they come."""
+    seen: list[tuple[int, str]] = []
+    page.on("response", lambda response: seen.append((response.status, response.url))
+            if "/static/" in response.url else None)
+    return seen
 
 
 def _mcp(server: LiveServer, request_id: int, method: str, params: dict[str, Any],
@@ -194,7 +189,8 @@ def _messages(page: Any) -> str:
     return " ".join(page.locator("ul.messagelist li").all_inner_texts())
 
 
-def test_switch_a_tool_off_and_on_in_the_changelist(server: LiveServer, code_tools: list[str], page: Any) -> None:
+def test_switch_a_tool_off_and_on_in_the_changelist(server: LiveServer, code_tools: list[str], page: Any,
+                                                    static_responses: list[tuple[int, str]]) -> None:
     """Untick and Save, then the "Enable the selected tools" action: MCP lists and calls follow each."""
     # Before anything changes, every tool in code is served.
     assert _listed(server) == set(code_tools)
@@ -205,8 +201,9 @@ def test_switch_a_tool_off_and_on_in_the_changelist(server: LiveServer, code_too
     with page.expect_navigation():
         page.click("#login-form [type=submit]")
     assert page.url == f"{server.url}{CHANGELIST}", page.url
-    # The admin's own stylesheet applied (served by the route above): the page is what staff see.
+    # The admin's own stylesheet applied, as the server sent it: the page is what staff see.
     assert page.locator("#header").evaluate("e => getComputedStyle(e).display") == "flex"
+    assert any(url.endswith("/static/admin/css/base.css") for _, url in static_responses), static_responses
 
     # A row per tool in code, each switched on, none added by hand.
     assert _switches(page) == dict.fromkeys(code_tools, True)
@@ -237,6 +234,8 @@ def test_switch_a_tool_off_and_on_in_the_changelist(server: LiveServer, code_too
         page.click("button[name=index]")
     assert _messages(page) == "1 tool(s) enabled.", _messages(page)
     assert _switches(page) == dict.fromkeys(code_tools, True)
+    # Every stylesheet, script and image of every page came from the server.
+    assert [(status, url) for status, url in static_responses if status >= 400] == []
 
     assert _listed(server) == set(code_tools)
     called = _call(server, TOOL)
