@@ -205,14 +205,14 @@ class LiveServer:
         _LOG_DIR.mkdir(parents=True, exist_ok=True)
         fd, log_name = tempfile.mkstemp(prefix=f"{self.name}-{self.port}-", suffix=".log", dir=_LOG_DIR)
         self.log_path = Path(log_name)
-        command = [sys.executable, "-m", "daphne", "-b", self.host, "-p", str(self.port), *self.args, self.app]
+        command = self.command()
         with os.fdopen(fd, "wb") as log:
             log.write(("$ " + " ".join(command) + "\n").encode())
             log.flush()
             self.proc = subprocess.Popen(
                 command,
-                cwd=ROOT,
-                env=server_env(self.env),
+                cwd=self.working_directory(),
+                env=self.child_env(),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
@@ -239,6 +239,20 @@ class LiveServer:
             f"daphne ({self.app}) did not accept connections on {self.url} within "
             f"{self.startup_timeout:g} s; log {self.log_path}:\n{_tail(self.log_path)}"
         )
+
+    # Overridden by servers of other projects (tests/packaging serves an installed package).
+
+    def command(self) -> list[str]:
+        """The daphne command line: this interpreter's daphne, serving ``app``."""
+        return [sys.executable, "-m", "daphne", "-b", self.host, "-p", str(self.port), *self.args, self.app]
+
+    def working_directory(self) -> Path:
+        """Where the server runs: the checkout."""
+        return ROOT
+
+    def child_env(self) -> dict[str, str]:
+        """The server's environment: ``server_env(env)``."""
+        return server_env(self.env)
 
     @property
     def _quiet(self) -> bool:

@@ -27,10 +27,14 @@ STORED = ('{% load i18n mcp_prompts %}Stored {{ topic }} ({% translate "No" %})'
 EXPECTED_NAMES = {"summarize", "brief", "stored"}
 
 
-@pytest.fixture(scope="module")
-def api_only_env(tmp_path_factory: pytest.TempPathFactory) -> Mapping[str, str]:
-    """A migrated SQLite file for the API-only project, holding one database prompt."""
+@pytest.fixture(scope="module", params=["no-engine", "jinja2"])
+def api_only_env(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Mapping[str, str]:
+    """
+    A migrated SQLite file for the API-only project, holding one database prompt; its TEMPLATES
+    empty, or with only a Jinja2 engine.
+    """
     env = {"DJANGO_SETTINGS_MODULE": SETTINGS, "MCP_TEST_DATABASE": "sqlite",
+           "MCP_TEST_JINJA2": "1" if request.param == "jinja2" else "0",
            "MCP_TEST_SQLITE": str(tmp_path_factory.mktemp("api-only") / "db.sqlite3"),
            "MCP_TEST_CHANNEL_LAYER": "memory", "DJANGO_MCP_USER": None}
     migrate(env)

@@ -24,7 +24,7 @@ INSTALLED_APPS = [
     "tests.prompts.api_only",
 ]
 
-# MCP_TEST_JINJA2=1: the project renders its own pages with Jinja2 (when jinja2 is installed).
+# MCP_TEST_JINJA2=1: the project renders its own pages with Jinja2 (jinja2 is in the test extra).
 TEMPLATES = [{"BACKEND": "django.template.backends.jinja2.Jinja2", "APP_DIRS": True}] if os.environ.get(
     "MCP_TEST_JINJA2") == "1" else []
 

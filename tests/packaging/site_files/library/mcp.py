@@ -1,0 +1,20 @@
+"""
+The installed-package test's ``mcp.py`` (tests/packaging), copied into a project made by the fresh
+venv's ``django-admin startproject``: what README.md "Using it in your project" has an app register.
+"""
+
+from django_mcp import Context, ModelResource, register, tool
+
+from .models import Book
+
+
+@tool(annotations={"readOnlyHint": True})
+async def whoami(ctx: Context) -> str:
+    """Who the call runs as, and the scopes of its credential."""
+    who = ctx.user.get_username() if ctx.user.is_authenticated else "anonymous"
+    return " ".join([who, *sorted(ctx.scopes or ())])
+
+
+@register(Book)
+class BookResource(ModelResource):
+    fields = ["title"]
