@@ -6,7 +6,7 @@ MCP Inspector's web UI can call ``/mcp``, ``/sse`` and ``/messages/`` from anoth
 Which origins may: ``DJANGO_MCP["CORS_ALLOWED_ORIGINS"]``. When it is None (the default), those of
 django-cors-headers (``CORS_ALLOWED_ORIGINS`` and ``CORS_ALLOWED_ORIGIN_REGEXES``) if that app is
 installed, else ``DJANGO_MCP["ALLOWED_ORIGINS"]``; and, while it is None, loopback origins calling
-a server on loopback (local development; see :mod:`.security`). ``"*"`` is never honoured, nor is
+a server on loopback (local development; see :mod:`.security`, which consults this module). ``"*"`` is never honoured, nor is
 the ``null`` origin: every origin allowed here is trusted by the Origin check too, and a wildcard
 would switch off the DNS-rebinding protection. No ``Access-Control-Allow-Credentials``: MCP clients
 send bearer tokens in ``Authorization``, and a page must not ride on the user's session cookie.
@@ -25,7 +25,7 @@ from django.conf import settings
 from django.core.signals import setting_changed
 
 from ..conf import mcp_settings
-from .security import is_loopback_name, loopback_request, normalise_origin, origin_hostname
+from .origins import is_loopback_name, loopback_request, normalise_origin, origin_hostname
 
 
 #: Request headers an MCP client sends (MCP spec 2025-11-25, basic/transports#streamable-http;

@@ -21,19 +21,16 @@ localhost allowance under ``DEBUG``). An ``Origin`` header, when present, is com
 ``"*"`` and patterns never make an origin trusted. No Origin (non-browser clients) is fine.
 """
 
-import ipaddress
 from functools import lru_cache
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.signals import setting_changed
 from django.http.request import split_domain_port, validate_host
 
 from ..conf import mcp_settings
-
-
-DEFAULT_PORTS = {"http": 80, "https": 443}
+from .cors import cors_listed
+from .origins import DEFAULT_PORTS, is_loopback_name, loopback_request, normalise_origin, origin_hostname
 
 
 def allowed_hosts() -> list[str]:
@@ -68,40 +65,6 @@ def host_is_allowed(host: str | None) -> bool:
 # Origins -------------------------------------------------------------------------------------
 
 
-def normalise_origin(value: str | None, *, lenient: bool = False) -> str | None:
-    """
-    ``scheme://host[:port]`` lower-cased, default ports dropped; None unless ``value`` is an http(s)
-    origin. An ``Origin`` header is exactly that serialisation (RFC 6454 section 6.1), so anything
-    more is refused; ``lenient`` (for settings) accepts a URL and keeps only its origin.
-    """
-    if not value:
-        return None
-    try:
-        parts = urlsplit(value.strip())
-        port = parts.port
-    except ValueError:
-        return None
-    scheme = parts.scheme.lower()
-    if scheme not in DEFAULT_PORTS or not parts.hostname or "@" in parts.netloc:
-        return None
-    if not lenient and (parts.path or parts.query or parts.fragment or value != value.strip()):
-        return None
-    host = parts.hostname.lower()
-    if ":" in host:
-        host = f"[{host}]"
-    if port is None or port == DEFAULT_PORTS[scheme]:
-        return f"{scheme}://{host}"
-    return f"{scheme}://{host}:{port}"
-
-
-def origin_hostname(origin: str) -> str:
-    """The host of a normalised origin, brackets of an IPv6 address removed."""
-    netloc = origin.split("://", 1)[1]
-    if netloc.startswith("["):
-        return netloc[1:netloc.index("]")]
-    return netloc.rsplit(":", 1)[0]
-
-
 def is_exact_host(entry: str) -> bool:
     """An ``ALLOWED_HOSTS`` entry naming one host: neither ``*`` nor a ``.example.com`` pattern."""
     return bool(entry) and "*" not in entry and not entry.startswith(".")
@@ -123,27 +86,6 @@ def own_origins() -> frozenset[str]:
     configured = [mcp_settings.PUBLIC_BASE_URL, *mcp_settings.ALLOWED_ORIGINS]
     origins.update(filter(None, (normalise_origin(value, lenient=True) for value in configured)))
     return frozenset(origins)
-
-
-def is_loopback_name(name: str) -> bool:
-    """``localhost`` or a loopback IP address (no brackets, no port)."""
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
-def loopback_request(host: str | None, server: Any) -> bool:
-    """
-    Whether the request names a loopback Host and arrived on a loopback address (the ASGI
-    ``server`` of the connection): a browser on this machine talking to a server bound to loopback.
-    """
-    if not host or not server or not isinstance(server[0], str):
-        return False
-    domain, _port = split_domain_port(host)
-    return is_loopback_name(domain.strip("[]")) and is_loopback_name(server[0])
 
 
 def own_request_origin(host: str, scheme: str) -> str | None:
@@ -170,9 +112,6 @@ def origin_is_allowed(origin: str | None, host: str | None = None, scheme: str =
         return True
     if loopback_request(host, server) and is_loopback_name(origin_hostname(normalised)):
         return True
-    # Imported here: the CORS module builds on this one.
-    from .cors import cors_listed
-
     return cors_listed(origin, normalised)
 
 

@@ -1,1 +1,1 @@
-"""One module per feature area; each handler takes (dispatcher, validated params, context)."""
+"""One module per feature area; each handler takes (the dispatcher as a :class:`~.host.HandlerHost`, validated params, context)."""

@@ -1,17 +1,15 @@
 """``completion/complete`` (MCP spec 2026-07-28, server/utilities/completion)."""
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..context import RequestContext
+from .host import HandlerHost
 
-
-if TYPE_CHECKING:
-    from ..dispatcher import Dispatcher
 
 MAX_VALUES = 100
 
 
-async def complete(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+async def complete(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -> dict[str, Any]:
     """Suggestions for a prompt argument or a template variable, at most 100 of them."""
     ref = params.ref.model_dump(by_alias=True, exclude_none=True)
     argument = params.argument.model_dump(by_alias=True, exclude_none=True)

@@ -10,17 +10,14 @@ the client's retry carries them back with the new ``inputResponses``.
 import hashlib
 import json
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel
 
 from ..context import RequestContext
 from ..errors import InvalidParams
 from ..input import InputRequired
-
-
-if TYPE_CHECKING:
-    from ..dispatcher import Dispatcher
+from .host import HandlerHost
 
 
 def request_digest(method: str, binding: dict[str, Any]) -> str:
@@ -36,7 +33,7 @@ def _wire(value: Any) -> Any:
     return value
 
 
-async def run_interactive(dispatcher: "Dispatcher", ctx: RequestContext, params: Any, *, binding: dict[str, Any],
+async def run_interactive(dispatcher: HandlerHost, ctx: RequestContext, params: Any, *, binding: dict[str, Any],
                           run: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
     """Run ``run()``; in the modern era, turn :class:`InputRequired` into an ``InputRequiredResult``."""
     if not ctx.is_modern:

@@ -1,7 +1,7 @@
 """Lifecycle methods of both eras: ``initialize`` and ``ping`` (legacy), ``server/discover`` (modern)."""
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcp_types.methods import parse_client_request
 from pydantic import ValidationError
@@ -9,13 +9,10 @@ from pydantic import ValidationError
 from ..context import LOG_LEVELS, RequestContext
 from ..errors import InvalidParams, McpError, echo_text
 from ..versions import ALL_VERSIONS, LEGACY_VERSIONS, Era, negotiate_legacy_version
+from .host import HandlerHost
 
 
-if TYPE_CHECKING:
-    from ..dispatcher import Dispatcher
-
-
-def initialize_result(dispatcher: "Dispatcher", params: dict[str, Any] | None, ctx: RequestContext) -> dict[str, Any]:
+def initialize_result(dispatcher: HandlerHost, params: dict[str, Any] | None, ctx: RequestContext) -> dict[str, Any]:
     """
     The ``InitializeResult`` for a legacy handshake (MCP spec 2025-11-25,
     basic/lifecycle#initialization). The transport creates the session from it;
@@ -46,7 +43,7 @@ class Handshake:
     client_info: dict[str, Any] | None
 
 
-def handshake(dispatcher: "Dispatcher", params: dict[str, Any] | None, user: Any) -> Handshake:
+def handshake(dispatcher: HandlerHost, params: dict[str, Any] | None, user: Any) -> Handshake:
     """
     Serve ``initialize`` for any transport; raises ``McpError`` (``InvalidParams`` for params that
     do not match the negotiated revision's schema).
@@ -62,12 +59,12 @@ def handshake(dispatcher: "Dispatcher", params: dict[str, Any] | None, user: Any
                      parsed.client_info.model_dump(by_alias=True, exclude_none=True))
 
 
-async def ping(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+async def ping(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -> dict[str, Any]:
     """``ping`` answers promptly with an empty result (MCP spec 2025-11-25, basic/utilities/ping)."""
     return {}
 
 
-async def set_level(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+async def set_level(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -> dict[str, Any]:
     """``logging/setLevel`` stores the session's threshold for ``notifications/message``."""
     level = params.level
     if level not in LOG_LEVELS:
@@ -78,7 +75,7 @@ async def set_level(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) 
     return {}
 
 
-async def discover(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+async def discover(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -> dict[str, Any]:
     """``server/discover`` (MCP spec 2026-07-28, basic/versioning, SEP-2575): versions, capabilities, instructions;
     cacheable."""
     result: dict[str, Any] = {

@@ -1,23 +1,20 @@
 """Prompts (MCP spec 2026-07-28, server/prompts)."""
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..context import RequestContext
 from ..pagination import page_fields
+from .host import HandlerHost
 from .interactive import run_interactive
 
 
-if TYPE_CHECKING:
-    from ..dispatcher import Dispatcher
-
-
-async def list_prompts(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+async def list_prompts(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -> dict[str, Any]:
     """One page of prompt definitions."""
     page = await dispatcher.backend.list_prompts(params.cursor if params else None, ctx)
     return dispatcher.cacheable({"prompts": page.items, **page_fields(page.next_cursor)}, ctx)
 
 
-async def get_prompt(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+async def get_prompt(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -> dict[str, Any]:
     """Render a prompt; its result is not cacheable (MCP spec 2026-07-28, server/prompts)."""
     arguments = params.arguments or {}
 

@@ -1,30 +1,27 @@
 """Resources (MCP spec 2026-07-28, server/resources): listing, templates, reading, and legacy subscriptions."""
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..context import RequestContext
 from ..errors import InvalidParams, McpError, echo, echo_text
 from ..pagination import page_fields
+from .host import HandlerHost
 from .interactive import run_interactive
 
 
-if TYPE_CHECKING:
-    from ..dispatcher import Dispatcher
-
-
-async def list_resources(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+async def list_resources(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -> dict[str, Any]:
     """One page of concrete resources."""
     page = await dispatcher.backend.list_resources(params.cursor if params else None, ctx)
     return dispatcher.cacheable({"resources": page.items, **page_fields(page.next_cursor)}, ctx)
 
 
-async def list_templates(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+async def list_templates(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -> dict[str, Any]:
     """One page of RFC 6570 resource templates."""
     page = await dispatcher.backend.list_resource_templates(params.cursor if params else None, ctx)
     return dispatcher.cacheable({"resourceTemplates": page.items, **page_fields(page.next_cursor)}, ctx)
 
 
-async def read_resource(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+async def read_resource(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -> dict[str, Any]:
     """Read one URI; unknown URIs raise ``ResourceNotFound`` (never an empty ``contents``)."""
 
     async def run() -> dict[str, Any]:
@@ -34,7 +31,7 @@ async def read_resource(dispatcher: "Dispatcher", params: Any, ctx: RequestConte
     return await run_interactive(dispatcher, ctx, params, binding={"uri": params.uri}, run=run)
 
 
-async def subscribe(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+async def subscribe(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -> dict[str, Any]:
     """Legacy ``resources/subscribe``: later ``notifications/resources/updated`` go to the session."""
     if ctx.session is None:
         raise McpError("resources/subscribe needs a session")
@@ -44,7 +41,7 @@ async def subscribe(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) 
     return {}
 
 
-async def unsubscribe(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+async def unsubscribe(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -> dict[str, Any]:
     """Legacy ``resources/unsubscribe``."""
     if ctx.session is None:
         raise McpError("resources/unsubscribe needs a session")

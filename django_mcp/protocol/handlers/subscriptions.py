@@ -4,16 +4,13 @@ acknowledge the honoured subset of the filter first, then forward change notific
 with the subscription id until either side ends.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import jsonrpc
 from ..context import RequestContext
 from ..errors import McpError
 from ..versions import META_SUBSCRIPTION_ID
-
-
-if TYPE_CHECKING:
-    from ..dispatcher import Dispatcher
+from .host import HandlerHost
 
 
 def honoured_filter(requested: dict[str, Any], capabilities: dict[str, Any]) -> dict[str, Any]:
@@ -29,7 +26,7 @@ def honoured_filter(requested: dict[str, Any], capabilities: dict[str, Any]) -> 
     return honoured
 
 
-async def listen(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+async def listen(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -> dict[str, Any]:
     """Hold the stream open and relay notifications; returns when the server ends the subscription."""
     if ctx.send_message is None or ctx.listen is None:
         raise McpError("This transport cannot hold a subscription")

@@ -1,23 +1,20 @@
 """``tools/list`` and ``tools/call`` (MCP spec 2026-07-28, server/tools)."""
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..context import RequestContext
 from ..pagination import page_fields
+from .host import HandlerHost
 from .interactive import run_interactive
 
 
-if TYPE_CHECKING:
-    from ..dispatcher import Dispatcher
-
-
-async def list_tools(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+async def list_tools(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -> dict[str, Any]:
     """One page of tool definitions, in a deterministic order (registration order)."""
     page = await dispatcher.backend.list_tools(params.cursor if params else None, ctx)
     return dispatcher.cacheable({"tools": page.items, **page_fields(page.next_cursor)}, ctx)
 
 
-async def call_tool(dispatcher: "Dispatcher", params: Any, ctx: RequestContext) -> dict[str, Any]:
+async def call_tool(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -> dict[str, Any]:
     """Run a tool; failures inside it come back as ``isError`` results from the backend."""
     arguments = params.arguments or {}
 
