@@ -21,9 +21,16 @@ class SimpleMcpConfig(AppConfig):
 
     def ready(self) -> None:
         from . import checks  # noqa: F401  (registers the system checks)
+        from .hooks import register_hook
+        from .signals import clearing_expired, tool_called
+        from .tools.calls import prune_call_log, record_call
+        from .tools.policies import ToolAdminHook
         from .tools.signals import connect
 
         connect()  # the tool admin: list_changed when rows or permissions change
+        register_hook(ToolAdminHook())  # the tool admin's rows: hidden tools, overrides, rate limits
+        tool_called.connect(record_call, dispatch_uid="django_mcp_call_log")  # the call log
+        clearing_expired.connect(prune_call_log, dispatch_uid="django_mcp_call_log")
 
 
 class McpConfig(SimpleMcpConfig):

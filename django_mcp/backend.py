@@ -11,17 +11,17 @@ import functools
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
+from . import hooks
+from .calls import run_call
 from .completions import Completions
 from .conf import mcp_settings
 from .context import Context
 from .cursors import decode_cursor, encode_cursor
+from .hooks import Hook, HookChains
 from .protocol.backend import Page
 from .protocol.context import RequestContext
 from .protocol.errors import InvalidParams, ResourceNotFound, echo, echo_text
-# At module level: an import inside permits() and definition_of() cost about a microsecond per
-# primitive and request, a tenth of a 36-tool tools/list.
-from .tools.calls import run_tool
-from .tools.policies import policies
+from .signals import tool_called
 
 
 if TYPE_CHECKING:
@@ -53,6 +53,10 @@ class SiteBackend:
     #: Items per page of the ``*/list`` methods; None means ``DJANGO_MCP["PAGE_SIZE"]``.
     page_size: int | None = None
     _capabilities: dict[str, Any] | None = None
+    #: Hooks of this site only (:meth:`add_hook`), asked after those installed for every site.
+    _own_hooks: tuple[Hook, ...] = ()
+    _chains: HookChains | None = None
+    _chains_generation = -1
 
     def sources(self, kind: str) -> list[PrimitiveSource]:
         raise NotImplementedError(".sources() must be overridden.")
@@ -98,32 +102,50 @@ class SiteBackend:
     def forget_capabilities(self) -> None:
         self._capabilities = None
 
+    # Hooks (django_mcp.hooks) --------------------------------------------------------------------
+
+    def add_hook(self, hook: Hook) -> Hook:
+        """Install ``hook`` for this site only, after the hooks installed for every site."""
+        if not isinstance(hook, Hook):
+            raise TypeError(f"{hook!r} is not a django_mcp.hooks.Hook")
+        self._own_hooks = (*self._own_hooks, hook)
+        self._chains = None
+        return hook
+
+    def hook_chains(self) -> HookChains:
+        """The hooks this site asks, per question and kind; made again when hooks are installed."""
+        chains = self._chains
+        if chains is None or self._chains_generation != hooks.generation:
+            self._chains_generation = hooks.generation
+            chains = self._chains = HookChains((*hooks.installed_hooks(), *self._own_hooks))
+        return chains
+
     # The one permission question ---------------------------------------------------------------
 
     async def permits(self, primitive: Primitive, context: Context) -> bool:
-        """Whether the request may see and use ``primitive``; asked once per request and primitive."""
+        """
+        Whether the request may see and use ``primitive``: every hook's :meth:`~Hook.allows`, then
+        the primitive's permission classes. Asked once per request and primitive.
+        """
         decisions = context.request.decisions
         slot = (primitive.kind, primitive.key)
         decision = decisions.get(slot)
         if decision is None:
-            decision = decisions[slot] = await self.policy_allows(primitive, context) and \
-                await primitive.has_permission(context)
+            decision = True
+            for hook in self.hook_chains().allows(primitive.kind):
+                if not await hook.allows(self, primitive, context):
+                    decision = False
+                    break
+            if decision:
+                decision = await primitive.has_permission(context)
+            decisions[slot] = decision
         return decision
 
-    async def policy_allows(self, primitive: Primitive, context: Context) -> bool:
-        """What the tool's admin row says (enabled, permissions, groups, scopes); True for other kinds."""
-        if primitive.kind != "tool":
-            return True
-        policy = await policies.get(self, primitive.key)
-        return policy is None or await policy.allows(context)
-
     async def definition_of(self, primitive: Primitive, context: Context) -> dict[str, Any]:
-        """A listing's entry: the primitive's definition, with a tool row's overrides."""
+        """A listing's entry: the primitive's definition, as the hooks change it."""
         definition = await primitive.get_definition(context)
-        if primitive.kind == "tool":
-            policy = await policies.get(self, primitive.key)
-            if policy is not None:
-                return policy.apply(definition)
+        for hook in self.hook_chains().definitions(primitive.kind):
+            definition = await hook.definition(self, primitive, definition, context)
         return definition
 
     async def find(self, kind: str, key: str, ctx: RequestContext) -> Primitive | None:
@@ -210,7 +232,10 @@ class SiteBackend:
         # A tool the user may not use is reported exactly like one that does not exist.
         if tool is None:
             raise InvalidParams(f"Unknown tool: {echo_text(name)}", {"name": echo(name)})
-        return await run_tool(self, tool, await policies.get(self, tool.key), arguments, ctx)
+        chains = self.hook_chains()
+        if not chains.calls and not tool_called.receivers:
+            return await tool.run(arguments, ctx)  # type: ignore[attr-defined]
+        return await run_call(self, chains, tool, arguments, ctx)
 
     async def resolve_resource(self, uri: str, ctx: RequestContext) -> tuple[Primitive, dict[str, str]] | None:
         """The resource or template that serves ``uri`` for this request, with its variables."""

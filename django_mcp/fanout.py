@@ -50,14 +50,15 @@ STREAM_PROBE = "mcp.stream_probe"
 STREAM_ALIVE = "mcp.stream_alive"
 #: A session changed or ended: every worker drops its cached copy (transports/session_cache.py).
 SESSION_CHANGED = "mcp.session_changed"
-#: Tool rows changed in the admin: every worker reads them again (tools/policies.py).
-POLICIES_CHANGED = "mcp.policies_changed"
+#: Rows staff edit (tool rows, query tools…) changed: every worker reads them again (snapshots.py).
+#: The value keeps its first name, so workers of the previous release understand it.
+ROWS_CHANGED = POLICIES_CHANGED = "mcp.policies_changed"
 
-#: Every worker's session cache listens here (and hears tool-policy changes too).
+#: Every worker's session cache listens here (and hears row changes too).
 SESSIONS_GROUP = "mcp.sessions"
 
 EVENT_TYPES = frozenset({NOTIFY, CLIENT_RESPONSE, CANCEL, SUBSCRIBE, SESSION_CLOSED, SSE_SEND, STREAM_EVENT,
-                         STREAM_PROBE, STREAM_ALIVE, SESSION_CHANGED, POLICIES_CHANGED})
+                         STREAM_PROBE, STREAM_ALIVE, SESSION_CHANGED, ROWS_CHANGED})
 
 # (session id, request id) → future of a server→client request awaiting the client's answer.
 pending_client_requests: dict[tuple[str, Any], asyncio.Future[dict[str, Any]]] = {}

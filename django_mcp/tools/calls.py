@@ -1,11 +1,7 @@
 """
-Running a tool under its admin row: the rate limit first, then the call, then a line in the call
-log (:class:`~django_mcp.tools.models.McpToolCall`).
-
-Rate limits count calls per user and period in Django's cache framework
-(``DJANGO_MCP["RATE_LIMIT_CACHE"]``), in fixed windows, so they hold across workers that share a
-cache. A call over the limit is an ``isError`` result that says when to retry, which the model can
-act on (MCP spec 2025-11-25, server/tools, "Error Handling").
+The call log (:class:`~django_mcp.tools.models.McpToolCall`): every ``tools/call`` as the signal
+:data:`django_mcp.signals.tool_called` reports it, who called which tool, with which redacted
+arguments, and how it ended.
 
 The log is written off the request path: each worker queues entries and a background task
 saves them in batches, so a call waits for no database write. Entries still queued when a
@@ -17,23 +13,17 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import math
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from django.core.cache.backends.locmem import LocMemCache
-
 from ..conf import mcp_settings
-from ..protocol.errors import McpError
-from ..protocol.input import InputRequired
 from ..threads import in_thread
-from .base import error_result
 
 
 if TYPE_CHECKING:
+    from ..hooks import ToolCall
     from ..protocol.context import RequestContext
-    from .policies import ToolPolicy
 
 
 logger = logging.getLogger("django_mcp.tools")
@@ -68,43 +58,6 @@ def redact(value: Any, names: frozenset[str]) -> Any:
     return value
 
 
-def user_key(user: Any) -> str:
-    return f"user:{user.pk}" if user is not None and getattr(user, "is_authenticated", False) else "anonymous"
-
-
-async def over_limit(site_name: str, tool: str, policy: ToolPolicy, user: Any) -> int | None:
-    """Count this call; the seconds until the window ends if it is one too many, else None."""
-    if policy.rate is None:
-        return None
-    from django.core.cache import caches
-
-    calls, period = policy.rate
-    now = time.time()
-    window = int(now // period)
-    key = f"django_mcp:ratelimit:{site_name}:{tool}:{user_key(user)}:{period}:{window}"
-    cache = caches[mcp_settings.RATE_LIMIT_CACHE]
-    if isinstance(cache, LocMemCache):
-        # In process memory behind a lock: microseconds, so no thread hop (three hops cost ~1 ms).
-        count = _count(cache, key, period)
-    else:
-        count = await _count_in_thread(cache, key, period)  # network caches block: one hop for both steps
-    if count <= calls:
-        return None
-    return max(1, math.ceil((window + 1) * period - now))
-
-
-def _count(cache: Any, key: str, period: int) -> int:
-    cache.add(key, 0, timeout=period + 1)
-    try:
-        return cache.incr(key)
-    except ValueError:  # expired between add and incr: this call opens the window
-        cache.set(key, 1, timeout=period + 1)
-        return 1
-
-
-_count_in_thread = in_thread(_count)
-
-
 def client_name(auth: Any) -> str:
     """The OAuth client behind a token (its name, else its id); blank for other credentials."""
     application = getattr(auth, "application", None)
@@ -113,41 +66,12 @@ def client_name(auth: Any) -> str:
     return str(getattr(application, "name", "") or getattr(application, "client_id", ""))[:200]
 
 
-async def run_tool(site: Any, tool: Any, policy: ToolPolicy | None, arguments: dict[str, Any],
-                   ctx: RequestContext) -> dict[str, Any]:
-    """``tool.run`` under its row's rate limit, recorded in the call log."""
-    started = time.perf_counter()
-    outcome, message = "ok", ""
-    try:
-        if policy is not None:
-            retry = await over_limit(getattr(site, "name", "default"), tool.name, policy, ctx.user)
-            if retry is not None:
-                outcome = "rate_limited"
-                message = (f"Rate limit reached for tool {tool.name} ({policy.rate_text} per user). "
-                           f"Retry in {retry} seconds.")
-                return error_result(message)
-        result = await tool.run(arguments, ctx)
-        if result.get("isError"):
-            outcome = "tool_error"
-            blocks = result.get("content") or [{}]
-            message = str(blocks[0].get("text", ""))[:2000]
-        return result
-    except InputRequired:
-        outcome = ""  # the call comes again with the answers: logged then
-        raise
-    except asyncio.CancelledError:
-        outcome = "cancelled"
-        raise
-    except McpError as exc:
-        outcome, message = "protocol_error", exc.message[:2000]
-        raise
-    finally:
-        if outcome and mcp_settings.CALL_LOG:
-            try:
-                call_log.record(site, tool.name, policy, arguments, ctx, outcome, message,
-                                (time.perf_counter() - started) * 1000)
-            except Exception:  # the log must never cost the caller their answer
-                logger.warning("Could not record a call of %s", tool.name, exc_info=True)
+def record_call(sender: Any, call: ToolCall, outcome: str, message: str, duration_ms: float,
+                **kwargs: Any) -> None:
+    """The receiver of :data:`~django_mcp.signals.tool_called`: a line in the call log, when it is on."""
+    if mcp_settings.CALL_LOG:
+        call_log.record(sender, call.tool.name, call.arguments if call.record_arguments else None, call.request,
+                        outcome, message, duration_ms)
 
 
 class CallLog:
@@ -166,13 +90,13 @@ class CallLog:
         self.task: asyncio.Task[Any] | None = None
         self.wakeup: asyncio.Event | None = None
 
-    def record(self, site: Any, tool: str, policy: ToolPolicy | None, arguments: dict[str, Any],
-               ctx: RequestContext, outcome: str, message: str, duration_ms: float) -> None:
+    def record(self, site: Any, tool: str, arguments: dict[str, Any] | None, ctx: RequestContext, outcome: str,
+               message: str, duration_ms: float) -> None:
+        """Queue an entry; ``arguments`` None: this call's arguments are not logged."""
         # The arguments are the call's own dict: a tool that keeps and changes it afterwards would
         # change what is logged, as it would with any later copy.
-        self.pending.append(Entry(getattr(site, "name", "default"), tool, ctx.user, ctx.auth,
-                                  arguments if policy is None or policy.log_arguments else None, outcome, message,
-                                  duration_ms, ctx.protocol_version, ctx.transport, time.time()))
+        self.pending.append(Entry(getattr(site, "name", "default"), tool, ctx.user, ctx.auth, arguments, outcome,
+                                  message, duration_ms, ctx.protocol_version, ctx.transport, time.time()))
         task = self.task
         if task is None or task.done() or self.loop is not asyncio.get_running_loop():
             self._start()
@@ -286,3 +210,20 @@ def _save(batch: list[Entry]) -> None:
 
 
 call_log = CallLog()
+
+
+def prune_call_log(sender: Any = None, **kwargs: Any) -> str:
+    """
+    Delete tool calls older than ``CALL_LOG_RETENTION_DAYS`` (None keeps them all); a receiver
+    of :data:`~django_mcp.signals.clearing_expired`, so ``mcp_clearsessions`` prunes the log.
+    """
+    days = mcp_settings.CALL_LOG_RETENTION_DAYS
+    deleted = 0
+    if days is not None:
+        from django.utils import timezone as django_timezone
+
+        from .models import McpToolCall
+
+        cutoff = django_timezone.now() - timedelta(days=days)
+        deleted, _ = McpToolCall.objects.filter(created__lt=cutoff).delete()
+    return f"{deleted} old tool calls"

@@ -2,28 +2,30 @@
 What staff decided about each tool in the admin (:class:`~django_mcp.tools.models.McpTool`), as
 each worker applies it: enabled or not, overrides, who may use it, rate limits, argument logging.
 
-Each worker keeps a snapshot of a site's rows, read at most every ``TOOL_POLICY_CACHE_SECONDS``.
-Saving a row (or changing who has which permission) announces it to every worker over the
-channel layer, as session changes are announced (``transports/session_cache.py``), so the next
-request everywhere reads the rows again; the snapshot's age bounds how long a lost announcement
-can matter. The first snapshot of a process also makes the rows of tools the code defines that
-have none yet, and marks rows whose tool left the code as orphaned.
+Each worker keeps a snapshot of a site's rows (:mod:`django_mcp.snapshots`), read at most every
+``TOOL_POLICY_CACHE_SECONDS``. Saving a row (or changing who has which permission) announces it to
+every worker over the channel layer, so the next request everywhere reads the rows again; the
+snapshot's age bounds how long a lost announcement can matter. The first snapshot of a process
+also makes the rows of tools the code defines that have none yet, and marks rows whose tool left
+the code as orphaned. :class:`ToolAdminHook` applies the rows through the core's hooks
+(:mod:`django_mcp.hooks`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
-import time
 from dataclasses import dataclass
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from django.db import DatabaseError
 
 from ..conf import mcp_settings
+from ..hooks import CallNext, Hook, ToolCall
+from ..snapshots import snapshots
 from ..threads import in_thread
+from .base import error_result
+from .rate_limits import over_limit
 
 
 if TYPE_CHECKING:
@@ -149,92 +151,93 @@ def _load(site: Any, sync: bool) -> dict[str, ToolPolicy]:
     return {row.name: policy_from_row(row) for row in rows}
 
 
-T = TypeVar("T")
 
 
-class PolicyCache:
+class ToolPolicies:
     """
-    Per-worker snapshots of what staff decide in the admin: each site's tool rows, and anything
-    else read from such rows (the admin-defined query tools, ``tools/query_source.py``). All of
-    them are forgotten together when a change of the rows is announced (:meth:`forget`).
+    Each site's tool rows as :class:`ToolPolicy` objects, kept in the row snapshots
+    (:mod:`django_mcp.snapshots`) and read again when a change of the rows is announced. The
+    first read after each announcement also syncs the rows with the tools in code.
     """
 
     def __init__(self) -> None:
-        self.snapshots: dict[Any, tuple[float, Any]] = {}
         self.synced: set[str] = set()
-        # One read of a snapshot at a time, whoever asks: without it, every request in flight
-        # when a snapshot goes stale queues its own read (benchmarks/tool_admin.py).
-        self.reading: dict[Any, asyncio.Future[Any]] = {}
-        self.generation = 0
+        self._synced_generation = snapshots.generation
 
     async def for_site(self, site: Any) -> dict[str, ToolPolicy]:
         if not mcp_settings.TOOL_ADMIN:
             return {}
         name = site_name_of(site)
-        return await self.snapshot(name, lambda: self._load_policies(site, name))
-
-    async def snapshot(self, key: Any, load: Callable[[], Awaitable[T]]) -> T:
-        """
-        What ``load()`` returned, kept under ``key`` until the rows change, and read again once
-        older than ``TOOL_POLICY_CACHE_SECONDS``, the safety net for a lost announcement.
-        """
-        snapshot = self.snapshots.get(key)
-        if snapshot is not None:
-            if time.monotonic() - snapshot[0] >= mcp_settings.TOOL_POLICY_CACHE_SECONDS:
-                # Only the safety net expired: serve what we have while one read refreshes it in
-                # the background.
-                self._read(key, load)
-            return snapshot[1]
-        return await asyncio.shield(self._read(key, load))
-
-    def _read(self, key: Any, load: Callable[[], Awaitable[Any]]) -> asyncio.Future[Any]:
-        reading = self.reading.get(key)
-        if reading is None or reading.get_loop() is not asyncio.get_running_loop():
-            reading = self.reading[key] = asyncio.ensure_future(self._load(key, load))
-        return reading
-
-    async def _load(self, key: Any, load: Callable[[], Awaitable[Any]]) -> Any:
-        # Listen for other workers' announcements before reading, so none is missed in between.
-        from ..transports.session_cache import session_cache
-
-        session_cache.bind_to_loop()
-        generation = self.generation
-        try:
-            value = await load()
-        finally:
-            if self.reading.get(key) is asyncio.current_task():  # not a newer read started after forget()
-                self.reading.pop(key, None)  # forget() may run on another thread (an admin save)
-        if generation == self.generation:  # an announcement during the read makes it stale already
-            self.snapshots[key] = (time.monotonic(), value)
-        return value
+        return await snapshots.snapshot(("tool rows", name), lambda: self._load_policies(site, name))
 
     async def _load_policies(self, site: Any, name: str) -> dict[str, ToolPolicy]:
-        generation = self.generation
-        old = self.snapshots.get(name)
+        generation = snapshots.generation
+        if self._synced_generation != generation:
+            # The rows changed since the last sync (a row deleted in the admin comes back with the
+            # code's defaults): sync again.
+            self.synced.clear()
+            self._synced_generation = generation
+        old = snapshots.last(("tool rows", name))
         try:
             policies = await _load(site, name not in self.synced)
         except DatabaseError:
             if old is not None:
                 # Keep applying what staff decided rather than opening disabled tools to everyone.
                 logger.warning("Could not read the tool rows; keeping the last ones read", exc_info=True)
-                policies = old[1]
+                policies = old
             else:
                 # Never read (no table before migrate): tools are served as the code defines them.
                 logger.warning("Tool rows unavailable; serving tools as the code defines them", exc_info=True)
                 policies = {}
-        if generation == self.generation:  # forget() during the read asks for another sync
+        if generation == snapshots.generation:  # a forget() during the read asks for another sync
             self.synced.add(name)
         return policies
 
     async def get(self, site: Any, name: str) -> ToolPolicy | None:
         return (await self.for_site(site)).get(name)
 
+    @property
+    def snapshots(self) -> dict[Any, Any]:
+        """The rows each site last read (tests look at them)."""
+        return {key: value for key, value in snapshots.snapshots.items() if key[0] == "tool rows"}
+
     def forget(self) -> None:
-        # Also sync again: a row deleted in the admin comes back with the code's defaults.
-        self.snapshots.clear()
-        self.synced.clear()
-        self.reading.clear()
-        self.generation += 1
+        """Every worker-local snapshot read again, and the rows synced, on the next request."""
+        snapshots.forget()
 
 
-policies = PolicyCache()
+policies = ToolPolicies()
+
+
+class ToolAdminHook(Hook):
+    """
+    The tool admin's rows applied through the core's hooks (:mod:`django_mcp.hooks`): a tool whose
+    row is disabled, or whose permissions, groups or scopes the user lacks, is hidden and refused;
+    the row's title, description and annotations replace the tool's in listings; a call over the
+    row's rate limit gets an ``isError`` result that says when to retry (MCP spec 2025-11-25,
+    server/tools, "Error Handling"); and a row that does not log arguments keeps them from
+    observers such as the call log.
+    """
+
+    kinds = frozenset({"tool"})
+
+    async def allows(self, site: Any, primitive: Any, ctx: Context) -> bool:
+        policy = await policies.get(site, primitive.key)
+        return policy is None or await policy.allows(ctx)
+
+    async def definition(self, site: Any, primitive: Any, definition: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        policy = await policies.get(site, primitive.key)
+        return definition if policy is None else policy.apply(definition)
+
+    async def call(self, call: ToolCall, call_next: CallNext) -> dict[str, Any]:
+        policy = await policies.get(call.site, call.tool.key)
+        if policy is None:
+            return await call_next(call)
+        call.record_arguments = policy.log_arguments
+        if policy.rate is not None:
+            retry = await over_limit(site_name_of(call.site), call.tool.name, policy.rate, call.request.user)
+            if retry is not None:
+                call.outcome = "rate_limited"
+                return error_result(f"Rate limit reached for tool {call.tool.name} ({policy.rate_text} per user). "
+                                    f"Retry in {retry} seconds.")
+        return await call_next(call)

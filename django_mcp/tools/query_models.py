@@ -209,10 +209,10 @@ def validate_row(row: McpQueryTool) -> None:
 def _announce() -> None:
     # This worker reads the query tools again at once (a test's transaction may never commit);
     # every worker, and every listening client, learns of it once the change is committed.
-    from .policies import policies
+    from ..snapshots import snapshots
     from .signals import send_tools_changed
 
-    policies.forget()
+    snapshots.forget()
     transaction.on_commit(send_tools_changed)
 
 

@@ -5,10 +5,10 @@ Where a site's query tools come from (:class:`QueryToolSource`): the enabled
 
 Every ``tools/list`` and every call of a name no code tool has consults this source, so it must
 not query the database each time (a listing took about 3 ms more with the query). Each worker
-keeps a snapshot of the rows beside its snapshot of the tool rows, in the same
-:class:`~django_mcp.tools.policies.PolicyCache`: saving or deleting a query tool announces a
-change of the tool rows to every worker (after the commit), which forgets both, and the snapshot
-is read again after ``TOOL_POLICY_CACHE_SECONDS`` in any case.
+keeps a snapshot of the rows in the row snapshots (:mod:`django_mcp.snapshots`): saving or
+deleting a query tool announces a change of the rows to every worker (after the commit), which
+forgets the snapshots, and the snapshot is read again after ``TOOL_POLICY_CACHE_SECONDS`` in any
+case.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Any
 
 from ..context import Context
 from ..protocol.errors import InvalidParams
+from ..snapshots import snapshots
 from ..sources import PrimitiveSource
 from ..threads import in_thread
-from .policies import policies
 from .query_models import McpQueryTool
 from .query_tools import QueryTool
 
@@ -72,8 +72,8 @@ class QueryToolSource(PrimitiveSource):
         return Snapshot(tools, {tool.name: tool for _, tool in tools})
 
     async def snapshot(self) -> Snapshot:
-        """The rows as this worker last read them (see :meth:`PolicyCache.snapshot`)."""
-        return await policies.snapshot(("query tools", self.site.name), self._read_in_thread)
+        """The rows as this worker last read them (see :meth:`~django_mcp.snapshots.RowSnapshots.snapshot`)."""
+        return await snapshots.snapshot(("query tools", self.site.name), self._read_in_thread)
 
     def in_code(self, name: str) -> bool:
         # A name a tool in code has is never served from here (the admin refuses such names too);

@@ -26,9 +26,9 @@ _M2M_ACTIONS = {"post_add", "post_remove", "post_clear"}
 async def announce_tools_changed() -> None:
     """Every worker reads the tool rows again; every listening client re-lists its tools."""
     from ..notifications import anotify_list_changed
-    from ..transports.session_cache import announce_policies_changed
+    from ..snapshots import announce_rows_changed
 
-    await announce_policies_changed()
+    await announce_rows_changed()
     await anotify_list_changed("tools")
 
 

@@ -24,7 +24,8 @@ from channels.layers import get_channel_layer
 from django.core.signals import setting_changed
 
 from ..conf import mcp_settings
-from ..fanout import POLICIES_CHANGED, SESSION_CHANGED, SESSIONS_GROUP, reaches_other_workers
+from ..fanout import ROWS_CHANGED, SESSION_CHANGED, SESSIONS_GROUP, reaches_other_workers
+from ..snapshots import snapshots
 from ..stores.session_ids import key_of
 from ..stores.sessions import SessionState
 
@@ -112,17 +113,13 @@ class SessionCache:
                 # The layer is down: what we hold may be missing announcements, so hold nothing.
                 logger.warning("Session announcements unavailable; not caching sessions for a while", exc_info=True)
                 self.clear()
-                from ..tools.policies import policies
-
-                policies.forget()
+                snapshots.forget()
                 await asyncio.sleep(1.0)
                 continue
             if event.get("type") == SESSION_CHANGED:
                 self.forget(event.get("session", ""))
-            elif event.get("type") == POLICIES_CHANGED:
-                from ..tools.policies import policies
-
-                policies.forget()
+            elif event.get("type") == ROWS_CHANGED:
+                snapshots.forget()
 
     async def keep_joined(self, layer: Any, channel: str) -> None:
         while True:
@@ -148,21 +145,13 @@ async def announce_change(session_id: str) -> None:
         await layer.group_send(SESSIONS_GROUP, {"type": SESSION_CHANGED, "session": session_id})
 
 
-async def announce_policies_changed() -> None:
-    """Tool rows changed: every worker, this one included, reads them again on its next request."""
-    from ..tools.policies import policies
-
-    policies.forget()
-    layer = get_channel_layer()
-    if reaches_other_workers(layer):
-        await layer.group_send(SESSIONS_GROUP, {"type": POLICIES_CHANGED})
+# The row snapshots hear their announcements through this module's listener (snapshots.py).
+snapshots.start_listening = session_cache.bind_to_loop
 
 
 def _forget_everything(**kwargs: Any) -> None:
     session_cache.clear()
-    from ..tools.policies import policies
-
-    policies.forget()
+    snapshots.forget()
 
 
 setting_changed.connect(_forget_everything)

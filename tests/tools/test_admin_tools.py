@@ -186,7 +186,7 @@ async def test_a_flush_larger_than_one_statement_saves_every_entry() -> None:
     # statements the backend accepts (72,000 parameters in one would be past SQLite's limit).
     site, call = make_site(), ctx(None, "tools/call")
     for number in range(6000):
-        call_log.record(site, "echo", None, {"text": str(number)}, call, "ok", "", 0.1)
+        call_log.record(site, "echo", {"text": str(number)}, call, "ok", "", 0.1)
     await call_log.flush()
     assert await McpToolCall.objects.acount() == 6000
     texts = {row.arguments["text"] async for row in McpToolCall.objects.all()}
