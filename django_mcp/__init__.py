@@ -22,14 +22,13 @@ from importlib import import_module
 from typing import Any
 
 
-__all__ = ["Context", "McpSite", "ModelOptions", "ModelResource", "Prompt", "Resource", "ResourceTemplate", "Tool",
+__all__ = ["Context", "McpSite", "ModelOptions", "Prompt", "Resource", "ResourceTemplate", "Tool",
            "ToolError", "autodiscover", "content", "permissions", "prompt", "register", "resource", "site", "tool"]
 
 _LAZY = {
     "Context": ("django_mcp.context", "Context"),
     "McpSite": ("django_mcp.sites", "McpSite"),
     "ModelOptions": ("django_mcp.model_options", "ModelOptions"),
-    "ModelResource": ("django_mcp.resources.models", "ModelResource"),
     "Prompt": ("django_mcp.prompts", "Prompt"),
     "Resource": ("django_mcp.resources", "Resource"),
     "ResourceTemplate": ("django_mcp.resources", "ResourceTemplate"),

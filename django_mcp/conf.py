@@ -69,6 +69,9 @@ DEFAULTS: dict[str, Any] = {
     # The site the endpoints serve and the decorators fill: an McpSite instance, or a subclass
     # (instantiated once).
     "SITE": "django_mcp.sites.McpSite",
+    # The options class site.register(Model) uses when given none (the feature app
+    # django_mcp.model_resources must be installed for its ModelResource).
+    "MODEL_OPTIONS_CLASS": "django_mcp.model_resources.ModelResource",
     # Who is asking: tried in order, the first that recognises a credential wins.
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "django_mcp.authentication.SessionAuthentication",
@@ -144,7 +147,7 @@ DEFAULTS: dict[str, Any] = {
     "CORS_MAX_AGE": 7200,
 }
 
-IMPORT_STRINGS = {"SESSION_STORE", "EVENT_STORE", "SITE", "DEFAULT_AUTHENTICATION_CLASSES",
+IMPORT_STRINGS = {"SESSION_STORE", "EVENT_STORE", "SITE", "MODEL_OPTIONS_CLASS", "DEFAULT_AUTHENTICATION_CLASSES",
                   "DEFAULT_PERMISSION_CLASSES"}
 
 

@@ -69,7 +69,8 @@ def _is_primitive(value: Any) -> bool:
 class McpSite(ShortForms, SiteBackend):
     """A set of MCP primitives served together at one endpoint."""
 
-    #: The options class ``register(Model)`` uses when given none; None: ``ModelResource``.
+    #: The options class ``register(Model)`` uses when given none; None: ``DJANGO_MCP["MODEL_OPTIONS_CLASS"]``
+    #: (``django_mcp.model_resources.ModelResource``).
     default_model_options_class: type[ModelOptions] | None = None
 
     def __init__(self, name: str = "default") -> None:
@@ -119,10 +120,8 @@ class McpSite(ShortForms, SiteBackend):
             raise AlreadyRegistered(f"The model {model.__name__} is already registered with "
                                     f"{type(self._registry.models[model]).__qualname__}.")
         if options_class is None:
-            options_class = self.default_model_options_class
-        if options_class is None:
-            from .resources.models import ModelResource  # imports DRF: only once a model is registered
-            options_class = ModelResource
+            # Resolved only once a model is registered: ModelResource imports DRF.
+            options_class = self.default_model_options_class or mcp_settings.MODEL_OPTIONS_CLASS
         if not (isinstance(options_class, type) and issubclass(options_class, ModelOptions)):
             raise TypeError(f"{options_class!r} is not a ModelOptions subclass.")
         if options:
@@ -216,35 +215,6 @@ class McpSite(ShortForms, SiteBackend):
         registered.add(primitive)
         self.forget_capabilities()
         return primitive
-
-    def register_view(self, view: Any, actions: Any = None, **options: Any) -> list[Tool]:
-        """
-        Publish actions of a DRF view or viewset as tools named ``<prefix>_<action>``
-        (``site.register_view(BookViewSet, actions=["list", "retrieve"])``); ``options`` are those
-        of :func:`~django_mcp.tools.drf_views.view_tools`. All are registered, or none.
-        """
-        from .tools.drf_views import view_tools  # imports DRF: only once a view is published
-
-        added: list[Primitive] = []
-        try:
-            for made in view_tools(view, actions, **options):
-                added.append(self.add(made))
-        except Exception:
-            for primitive in added:
-                self._registry.primitives["tool"].remove(primitive.key)
-            self.forget_capabilities()
-            raise
-        return added  # type: ignore[return-value]
-
-    def register_admin_actions(self, model: Any, admin_site: Any = None, actions: Any = None,
-                               **options: Any) -> list[Tool]:
-        """
-        Publish actions of ``model``'s ``ModelAdmin`` on ``admin_site`` (default ``admin.site``) as
-        tools ``<model>_<action>``; None: its ``mcp_actions``. See ``django_mcp.tools.admin_actions``.
-        """
-        from .tools.admin_actions import register_admin_actions
-
-        return register_admin_actions(self, model, admin_site, actions, **options)  # type: ignore[return-value]
 
     def add_source(self, source: PrimitiveSource) -> None:
         """Serve primitives that appear at run time (database rows…) after the registered ones."""

@@ -27,6 +27,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "oauth2_provider",
     "django_mcp",
+    "django_mcp.model_resources",
     "django_mcp.oauth",
     "example_project.library",
 ]

@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "channels",
     "oauth2_provider",
     "django_mcp",
+    "django_mcp.model_resources",
     "django_mcp.oauth",
     "tests.conformance_app",
     "tests.testapp",

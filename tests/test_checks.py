@@ -43,25 +43,6 @@ def test_channels_must_be_installed():
         assert "django_mcp.E001" in ids()
 
 
-def test_a_model_listing_without_an_index_is_a_warning():
-    from tests.catalogue.models import Entry, Volume
-    from django_mcp.checks import check_model_resources
-    from django_mcp.sites import McpSite
-
-    site = McpSite("checked")
-    site.register(Volume, fields=["title"], ordering=["pages"])  # no index starts with pages
-    site.register(Entry, fields="__all__")  # by primary key
-    with override_settings(DJANGO_MCP={"SITE": site}):
-        messages = check_model_resources()
-    assert [(m.id, m.obj) for m in messages] == [("django_mcp.W003", Volume)]
-    assert "ordered by 'pages'" in messages[0].msg and "db_index=True" in messages[0].hint
-    site.unregister(Volume)
-    site.register(Volume, fields=["title"])  # ordered by the indexed title
-    with override_settings(DJANGO_MCP={"SITE": site}):
-        assert check_model_resources() == []
-    assert check_model_resources in checks.registry.registry.get_checks(include_deployment_checks=True)
-
-
 def security_ids() -> list[str]:
     """The django_mcp messages of every registered security check (Django's own included, then filtered)."""
     return [message.id for message in checks.run_checks(tags=[checks.Tags.security])

@@ -9,13 +9,9 @@ from __future__ import annotations
 import datetime
 import decimal
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db import models
-
-
-if TYPE_CHECKING:
-    from .models import ModelResource
 
 
 # Django's internal field types → (JSON Schema of the serialized value, the Python type of an
@@ -74,8 +70,8 @@ def python_type(field: Any) -> Any:
     return _TYPES.get(target_field(field).get_internal_type(), _STRING)[1]
 
 
-def describe_model(resource: ModelResource) -> dict[str, Any]:
-    """The document of a model's schema resource."""
+def describe_model(resource: Any) -> dict[str, Any]:
+    """The document of a model resource's (a ModelResource's) schema resource."""
     opts = resource.opts
     serializer = resource.get_serializer_class()()
     fields = []

@@ -17,6 +17,7 @@ from ..primitives import Primitive, definition_without_none
 from ..protocol.context import RequestContext
 from ..protocol.errors import McpError
 from ..protocol.input import InputRequired
+from .results import InvalidArguments, error_result
 from .schemas import arguments_model, check_header_properties, output_spec, schema_for_arguments
 
 
@@ -203,10 +204,6 @@ def field_names(model: type[BaseModel]) -> tuple[str, ...]:
     return tuple(model.model_fields)
 
 
-class InvalidArguments(Exception):
-    """Arguments a serializer, a form or a view refused; the message names each field and its errors."""
-
-
 def to_content(value: Any) -> list[dict[str, Any]]:
     """Content blocks for an unstructured return value."""
     if value is None:
@@ -249,11 +246,6 @@ def error_text(exc: BaseException) -> str:
     if isinstance(exc, ValidationError):
         return _validation_text(exc)
     return str(exc) or exc.__class__.__name__
-
-
-def error_result(message: str) -> dict[str, Any]:
-    """A tool-execution error the model can see and correct."""
-    return {"content": [{"type": "text", "text": message}], "isError": True}
 
 
 def _validation_text(exc: ValidationError) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django import forms
 from django.contrib.auth.models import AnonymousUser
@@ -25,15 +25,13 @@ from rest_framework.settings import api_settings
 from rest_framework.utils.encoders import JSONEncoder
 
 from ..context import Context
+from ..primitives import Primitive
 from ..protocol.context import RequestContext
 from ..threads import in_thread
-from .base import InvalidArguments, error_result
+from .results import InvalidArguments, error_result
 from .field_schemas import as_json, form_initial, form_schema, serializer_schema
 from .http_requests import build_request
 
-
-if TYPE_CHECKING:
-    from .base import Tool
 
 logger = logging.getLogger("django_mcp.tools")
 
@@ -115,7 +113,7 @@ class DjangoInput:
     #: The parameter of the work method that receives the bound, validated serializer or form.
     instance_parameter = ""
 
-    def __init__(self, tool: Tool, declared: Any) -> None:
+    def __init__(self, tool: Primitive, declared: Any) -> None:
         self.declared = declared
         # One unbound instance, for the fields: what the schema and the checks read.
         self.prototype = self.make_prototype(tool)
@@ -123,7 +121,7 @@ class DjangoInput:
         self.expected = self.argument_fields()
         self.takes, self.takes_all, self.wants_instance = _check_work_method(tool, self.results(), self)
 
-    def make_prototype(self, tool: Tool) -> Any:
+    def make_prototype(self, tool: Primitive) -> Any:
         raise NotImplementedError
 
     def build_schema(self) -> dict[str, Any]:
@@ -137,20 +135,20 @@ class DjangoInput:
         """What validation hands over, by key: True when the key is always there."""
         raise NotImplementedError
 
-    def bind(self, arguments: dict[str, Any], tool: Tool, ctx: Context) -> Any:
+    def bind(self, arguments: dict[str, Any], tool: Primitive, ctx: Context) -> Any:
         raise NotImplementedError
 
     def clean(self, bound: Any) -> tuple[bool, Any, Any]:
         """``(valid, data, errors)`` of a bound serializer or form."""
         raise NotImplementedError
 
-    def check(self, arguments: dict[str, Any], tool: Tool, ctx: Context) -> tuple[Any, bool, Any, Any]:
+    def check(self, arguments: dict[str, Any], tool: Primitive, ctx: Context) -> tuple[Any, bool, Any, Any]:
         # On a worker thread: validation may query the database, and so may the hooks that
         # build the serializer's context or the form's kwargs.
         bound = self.bind(arguments, tool, ctx)
         return (bound, *self.clean(bound))
 
-    async def validate(self, arguments: dict[str, Any], tool: Tool, ctx: RequestContext) -> dict[str, Any]:
+    async def validate(self, arguments: dict[str, Any], tool: Primitive, ctx: RequestContext) -> dict[str, Any]:
         """The work method's keyword arguments, or :class:`InvalidArguments` naming each field."""
         problems = unknown_keys(self.expected, arguments)
         bound, valid, data, errors = await in_thread(self.check)(arguments, tool, Context(ctx))
@@ -169,7 +167,7 @@ class SerializerInput(DjangoInput):
 
     instance_parameter = "serializer"
 
-    def make_prototype(self, tool: Tool) -> Any:
+    def make_prototype(self, tool: Primitive) -> Any:
         return self.declared(context={})
 
     def build_schema(self) -> dict[str, Any]:
@@ -187,7 +185,7 @@ class SerializerInput(DjangoInput):
             found[field.source_attrs[0]] = found.get(field.source_attrs[0], False) or always
         return found
 
-    def bind(self, arguments: dict[str, Any], tool: Tool, ctx: Context) -> Any:
+    def bind(self, arguments: dict[str, Any], tool: Primitive, ctx: Context) -> Any:
         return self.declared(data=arguments, context=tool.get_serializer_context(ctx))
 
     def clean(self, bound: Any) -> tuple[bool, Any, Any]:
@@ -200,7 +198,7 @@ class FormInput(DjangoInput):
 
     instance_parameter = "form"
 
-    def make_prototype(self, tool: Tool) -> Any:
+    def make_prototype(self, tool: Primitive) -> Any:
         # get_form_kwargs(None): the kwargs a form needs to exist at all, for its fields.
         return self.declared(**tool.get_form_kwargs(None))
 
@@ -215,7 +213,7 @@ class FormInput(DjangoInput):
         # cleaned_data has every field that validated, empty values included.
         return {name: True for name in self.prototype.fields}
 
-    def bind(self, arguments: dict[str, Any], tool: Tool, ctx: Context) -> Any:
+    def bind(self, arguments: dict[str, Any], tool: Primitive, ctx: Context) -> Any:
         data = dict(arguments)
         for name, field in self.expected.items():
             # The published default is the field's initial: fill it in, as a form shown unbound would.
@@ -230,7 +228,7 @@ class FormInput(DjangoInput):
         return valid, bound.cleaned_data if valid else None, errors
 
 
-def _check_work_method(tool: Tool, results: dict[str, bool], spec: DjangoInput) -> tuple[set[str], bool, bool]:
+def _check_work_method(tool: Primitive, results: dict[str, bool], spec: DjangoInput) -> tuple[set[str], bool, bool]:
     """
     Refuse at registration a work method that validation could not call: a field it does not
     take, a parameter no field fills, or an optional field's parameter without a default.
@@ -259,7 +257,7 @@ def _check_work_method(tool: Tool, results: dict[str, bool], spec: DjangoInput) 
     return set(parameters), takes_all, wants_instance
 
 
-def django_input(tool: Tool) -> DjangoInput:
+def django_input(tool: Primitive) -> DjangoInput:
     """The input spec of a tool with ``input_serializer`` or ``input_form``."""
     if tool.input_serializer is not None and tool.input_form is not None:
         raise ImproperlyConfigured(f"Tool {tool.name!r}: set input_serializer or input_form, not both.")
@@ -285,7 +283,7 @@ class SerializerOutput:
     (structured content is an object in every revision before 2026-07-28).
     """
 
-    def __init__(self, tool: Tool) -> None:
+    def __init__(self, tool: Primitive) -> None:
         declared = tool.output_serializer
         self.tool_name = tool.name
         if isinstance(declared, serializers.ListSerializer):
@@ -303,14 +301,14 @@ class SerializerOutput:
         self.schema = {"type": "object", "properties": {"results": {"type": "array", "items": item}},
                        "required": ["results"]} if self.many else item
 
-    def structured(self, value: Any, tool: Tool, ctx: Context) -> dict[str, Any]:
+    def structured(self, value: Any, tool: Primitive, ctx: Context) -> dict[str, Any]:
         """``value`` as the serializer writes it, as plain JSON; on a worker thread (it may query)."""
         context = tool.get_serializer_context(ctx)
         data = self.serializer_class(value, many=self.many, context=context, **self.kwargs).data
         data = as_json(data, JSONEncoder)
         return {"results": data} if self.many else data
 
-    async def result(self, value: Any, tool: Tool, ctx: RequestContext) -> dict[str, Any]:
+    async def result(self, value: Any, tool: Primitive, ctx: RequestContext) -> dict[str, Any]:
         """
         The ``CallToolResult``: with an output schema, a successful result always carries
         ``structuredContent`` and an error result never does (MCP spec 2025-06-18 and 2025-11-25,
@@ -333,7 +331,7 @@ class SerializerOutput:
         return {"content": [{"type": "text", "text": text}], "structuredContent": structured, "isError": False}
 
 
-def django_output(tool: Tool) -> SerializerOutput:
+def django_output(tool: Primitive) -> SerializerOutput:
     """The output spec of a tool with ``output_serializer``."""
     return SerializerOutput(tool)
 

@@ -34,7 +34,7 @@ from ..cursors import decode_cursor, encode_cursor
 from ..permissions import HasPermission
 from ..protocol.context import RequestContext
 from ..protocol.errors import InvalidParams
-from ..resources.keyset import Keyset
+from ..model_resources.keyset import Keyset
 from ..resources.model_schema import json_schema, target_field
 from ..threads import in_thread
 from .base import InvalidArguments, Tool
@@ -69,7 +69,7 @@ def model_resource(site: Any, model: Any) -> Any:
     options = site.model_options_or_none(model) if site is not None else None
     if options is None:
         return None
-    from ..resources.models import ModelResource
+    from ..model_resources.options import ModelResource
 
     return options if isinstance(options, ModelResource) else None
 
@@ -121,7 +121,7 @@ def column_schema(name: str, field: Any, resource: Any) -> dict[str, Any]:
         if field.is_relation and field.null and "anyOf" not in schema:
             schema = {"anyOf": [schema, {"type": "null"}]}
         return schema
-    from ..resources.serializers import ResourceLinkField
+    from ..model_resources.serializers import ResourceLinkField
     from .field_schemas import drf_field_schema, key_schema
 
     written = resource.get_serializer_class()().fields[name]

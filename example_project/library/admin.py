@@ -1,6 +1,6 @@
 from django.contrib import admin, messages
 
-from django_mcp.tools.admin_actions import McpActionsMixin
+from django_mcp.admin_actions import McpActionsMixin
 
 from .models import Author, Book
 

@@ -10,7 +10,10 @@ import asyncio
 from django.db.models import Q
 from pydantic import BaseModel, Field
 
-from django_mcp import Context, ModelResource, Resource, Tool, ToolError, prompt, register, site, tool
+from django_mcp import Context, Resource, Tool, ToolError, prompt, register, tool
+from django_mcp.admin_actions import register_admin_actions
+from django_mcp.drf import register_view
+from django_mcp.model_resources import ModelResource
 from django_mcp.permissions import AllowAny, HasPermission, IsAuthenticated
 
 from .api import BookViewSet
@@ -147,11 +150,11 @@ async def _shelf_letters():
 
 
 # The REST API's viewset (api.py) as tools: book_list and book_retrieve run through its dispatch().
-site.register_view(BookViewSet, actions=["list", "retrieve"], prefix="book", path="/api/books/")
+register_view(BookViewSet, actions=["list", "retrieve"], prefix="book", path="/api/books/")
 
 # The admin's "put back on the shelf" action (admin.py) as the tool book_put_back_on_shelf: staff
 # with library.change_book see it; the admin's log records what it did.
-site.register_admin_actions(Book)
+register_admin_actions(Book)
 
 
 @register()

@@ -1,1 +1,1 @@
-"""Models published as MCP resources, for the tests of ``django_mcp.resources.models``."""
+"""Models published as MCP resources, for the tests of ``django_mcp.model_resources``."""

@@ -1,12 +1,12 @@
 """
 A separate admin site whose catalogue admins publish actions as MCP tools
-(``django_mcp.tools.admin_actions``); ``admin.site`` and ``tests/catalogue/admin.py`` are unchanged.
+(``django_mcp.admin_actions``); ``admin.site`` and ``tests/catalogue/admin.py`` are unchanged.
 """
 
 from django.contrib import admin, messages
 from django.http import HttpResponse
 
-from django_mcp.tools.admin_actions import McpActionsMixin
+from django_mcp.admin_actions import McpActionsMixin
 
 from .models import Volume, Writer
 

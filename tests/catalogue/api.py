@@ -1,7 +1,7 @@
 """
 A small REST API over the catalogue, as a project would have one: serializers, a form and DRF
 views with their own permission, throttle, filter and pagination classes. The tests of
-``django_mcp.tools.django_inputs`` and ``django_mcp.tools.drf_views`` publish them as tools.
+``django_mcp.tools.django_inputs`` and ``django_mcp.drf.views`` publish them as tools.
 """
 
 from django import forms

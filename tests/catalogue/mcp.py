@@ -6,7 +6,7 @@ the default site of the other tests is unchanged. Live tests serve it by setting
 
 from django_mcp import register
 from django_mcp.permissions import AllowAny
-from django_mcp.resources import ModelResource
+from django_mcp.model_resources import ModelResource
 
 from .models import Entry, Tag, Volume, Writer
 from .sites import site

@@ -136,7 +136,7 @@ SETTINGS_TAIL = '''
 # --- tests/packaging: django_mcp set up as README.md says ("Using it in your project", "OAuth 2.1"). ---
 # daphne goes first: after django.contrib.staticfiles, which startproject lists, daphne's check E001
 # refuses to start ("Daphne must be listed before django.contrib.staticfiles").
-INSTALLED_APPS = ["daphne", *INSTALLED_APPS, "channels", "django_mcp"]
+INSTALLED_APPS = ["daphne", *INSTALLED_APPS, "channels", "django_mcp", "django_mcp.model_resources"]
 ASGI_APPLICATION = "mysite.asgi.application"
 CHANNEL_LAYERS = {{"default": {{"BACKEND": "channels.layers.InMemoryChannelLayer"}}}}
 

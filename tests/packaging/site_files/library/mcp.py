@@ -3,7 +3,8 @@ The installed-package test's ``mcp.py`` (tests/packaging), copied into a project
 venv's ``django-admin startproject``: what README.md "Using it in your project" has an app register.
 """
 
-from django_mcp import Context, ModelResource, register, tool
+from django_mcp import Context, register, tool
+from django_mcp.model_resources import ModelResource
 
 from .models import Book
 

@@ -1,7 +1,7 @@
 """
 ModelResource in process, on the catalogue site (tests/catalogue/mcp.py): listing, reading,
 templates, schema, completion, files, permissions, cache hints and the generated tools. The same
-behaviour over real HTTP with the SDK client is in ``test_models_live.py``.
+behaviour over real HTTP with the SDK client is in ``test_options_live.py``.
 """
 
 import base64
@@ -21,8 +21,8 @@ from django_mcp.permissions import AllowAny
 from django_mcp.protocol.context import RequestContext
 from django_mcp.protocol.errors import InvalidParams, ResourceNotFound
 from django_mcp.protocol.versions import Era
-from django_mcp.resources import ModelResource
-from django_mcp.resources.model_primitives import ModelRowSource
+from django_mcp.model_resources import ModelResource
+from django_mcp.model_resources.primitives import ModelRowSource
 from django_mcp.sites import McpSite
 from tests.catalogue.models import Entry, Tag, Volume, Writer
 from tests.catalogue.sites import site

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 import pytest
 
 from tests.live import migrate
-from tests.resources.test_models_live import MODES, catalogue_env, fill, watch_admin_saves
+from tests.model_resources.test_options_live import MODES, catalogue_env, fill, watch_admin_saves
 from tests.transports.workers import Workers, two_workers
 
 

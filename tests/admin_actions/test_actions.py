@@ -1,5 +1,5 @@
 """
-Django admin actions as tools (``django_mcp.tools.admin_actions``): schemas and annotations from
+Django admin actions as tools (``django_mcp.admin_actions``): schemas and annotations from
 the ``ModelAdmin`` (MCP spec 2025-11-25, server/tools), the admin's permissions deciding who sees
 and calls them, selections by ids, filter and search, and the admin's ``LogEntry`` rows.
 """
@@ -21,7 +21,7 @@ from django_mcp.protocol.context import RequestContext
 from django_mcp.protocol.errors import InvalidParams
 from django_mcp.protocol.versions import Era
 from django_mcp.sites import McpSite
-from django_mcp.tools.admin_actions import AdminActionTool, admin_action_tools
+from django_mcp.admin_actions import AdminActionTool, admin_action_tools, register_admin_actions
 from django_mcp.transports.http import McpHttpConsumer
 from tests.catalogue.admin_actions import site as actions_admin
 from tests.catalogue.models import Volume, Writer
@@ -125,9 +125,9 @@ def test_registration_options_and_errors():
         admin_action_tools(VOLUME_ADMIN, colour="red")
     site = McpSite()
     with pytest.raises(ImproperlyConfigured, match="no action 'nope'"):
-        site.register_admin_actions(Volume, admin_site=actions_admin, actions=["mark_out_of_print", "nope"])
+        register_admin_actions(Volume, admin_site=actions_admin, actions=["mark_out_of_print", "nope"], site=site)
     assert site.tools == []  # all or nothing
-    added = site.register_admin_actions(Volume, admin_site=actions_admin)
+    added = register_admin_actions(Volume, admin_site=actions_admin, site=site)
     assert [tool.name for tool in site.tools] == [tool.name for tool in added] and len(added) == 4
 
 
@@ -136,7 +136,7 @@ def test_registration_options_and_errors():
 
 async def test_the_admins_permissions_decide_who_sees_and_calls(people, volumes):
     site = McpSite()
-    await sync_to_async(site.register_admin_actions)(Volume, admin_site=actions_admin)
+    await sync_to_async(register_admin_actions)(Volume, admin_site=actions_admin, site=site)
 
     async def listed(user: User) -> set[str]:
         return {tool["name"] for tool in (await site.list_tools(None, rctx(user, "tools/list"))).items}
@@ -305,7 +305,8 @@ async def test_large_selections_and_responses(people, volumes):
 
 async def test_an_action_tool_over_streamable_http(people, volumes):
     site = McpSite()
-    await sync_to_async(site.register_admin_actions)(Volume, admin_site=actions_admin, actions=["mark_out_of_print"])
+    await sync_to_async(register_admin_actions)(Volume, admin_site=actions_admin, actions=["mark_out_of_print"],
+                                                site=site)
     app = McpHttpConsumer.as_asgi(site=site)
 
     async def post(method: str, params: dict[str, Any], key: str, name: str | None = None) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """
-DRF views published as tools (``django_mcp.tools.drf_views``): schemas from the view's serializer,
+DRF views published as tools (``django_mcp.drf.views``): schemas from the view's serializer,
 filters and pagination; calls through the view's own ``as_view()``, with its authentication,
 permission, throttle, filter and pagination classes; responses as ``CallToolResult`` (MCP spec
 2025-11-25, server/tools).
@@ -20,7 +20,7 @@ from django_mcp.context import Context
 from django_mcp.protocol.context import RequestContext
 from django_mcp.protocol.versions import Era
 from django_mcp.sites import AlreadyRegistered, McpSite
-from django_mcp.tools.drf_views import McpUserAuthentication, ViewTool, view_tools
+from django_mcp.drf import McpUserAuthentication, ViewTool, register_view, view_tools
 from django_mcp.transports.http import McpHttpConsumer
 from tests.catalogue.api import BrokenView, EntryList, VolumeViewSet, WhoAmI, WriterViewSet
 from tests.catalogue.models import Entry, Volume, Writer
@@ -117,10 +117,10 @@ def test_registration_errors():
 
 def test_register_view_on_a_site_is_all_or_nothing():
     site = McpSite()
-    added = site.register_view(VolumeViewSet, actions=["list", "retrieve"])
+    added = register_view(VolumeViewSet, actions=["list", "retrieve"], site=site)
     assert [tool.name for tool in added] == [tool.name for tool in site.tools] == ["volume_list", "volume_retrieve"]
     with pytest.raises(AlreadyRegistered):
-        site.register_view(VolumeViewSet, actions=["create", "retrieve"])
+        register_view(VolumeViewSet, actions=["create", "retrieve"], site=site)
     assert [tool.name for tool in site.tools] == ["volume_list", "volume_retrieve"]  # volume_create withdrawn
 
 
@@ -291,7 +291,7 @@ async def test_server_errors_are_generic(caplog):
 
 async def test_a_view_tool_over_streamable_http(catalogue, people):
     site = McpSite()
-    site.register_view(VolumeViewSet, actions=["list", "create"], path="/api/volumes/")
+    register_view(VolumeViewSet, actions=["list", "create"], path="/api/volumes/", site=site)
     app = McpHttpConsumer.as_asgi(site=site)
 
     async def post(method: str, params: dict[str, Any], key: str, name: str | None = None) -> dict[str, Any]:

@@ -8,23 +8,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from django.core.exceptions import ImproperlyConfigured
 from pydantic import Field, create_model
 
 from ..context import Context
 from ..cursors import decode_cursor, encode_cursor
+from ..model_options import ModelOptions
 from ..protocol.errors import InvalidParams
 from ..threads import in_thread
 from ..tools.base import Tool, error_result
 from ..tools.schemas import ArgumentsModel, schema_for_arguments
-from .model_primitives import ModelPrimitive
-from .model_schema import python_type
+from ..resources.model_schema import python_type
+from .primitives import ModelPrimitive
 
-
-if TYPE_CHECKING:
-    from .models import ModelResource
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 DEFAULT_LIMIT = 10
@@ -39,7 +37,7 @@ SEARCH_OUTPUT = {
 }
 
 
-def build_tools(resource: ModelResource, kinds: list[str]) -> list[Tool]:
+def build_tools(resource: ModelOptions, kinds: list[str]) -> list[Tool]:
     """The tools named in ``resource.tools``."""
     makers = {"search": SearchRows, "get": GetRow}
     unknown = sorted(set(kinds) - set(makers))
@@ -53,7 +51,7 @@ class ModelTool(ModelPrimitive, Tool):
 
     annotations = READ_ONLY
 
-    def __init__(self, resource: ModelResource) -> None:
+    def __init__(self, resource: ModelOptions) -> None:
         self.bind(resource)
         self.input_schema = {"type": "object"}  # replaced below; skips building it from call()'s signature
         super().__init__()
@@ -75,7 +73,7 @@ class ModelTool(ModelPrimitive, Tool):
 class SearchRows(ModelTool):
     """``search_<model>``: rows matching words and filters, a page at a time."""
 
-    def __init__(self, resource: ModelResource) -> None:
+    def __init__(self, resource: ModelOptions) -> None:
         opts = resource.opts
         self.name = f"search_{resource.get_name()}"
         self.title = f"Search {opts.verbose_name_plural}"
@@ -142,7 +140,7 @@ class SearchRows(ModelTool):
 class GetRow(ModelTool):
     """``get_<model>``: one row by its key."""
 
-    def __init__(self, resource: ModelResource) -> None:
+    def __init__(self, resource: ModelOptions) -> None:
         opts = resource.opts
         self.name = f"get_{resource.get_name()}"
         self.title = f"Get a {opts.verbose_name}"

@@ -14,7 +14,7 @@ from django.contrib.auth.models import Permission, User
 from django.db import transaction
 
 from django_mcp.fanout import BROADCAST_GROUP, resource_group
-from django_mcp.resources import changes
+from django_mcp.model_resources import changes
 from django_mcp.transports.visibility import may_deliver
 from tests.catalogue.models import Volume, Writer
 from tests.catalogue.sites import site

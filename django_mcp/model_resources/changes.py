@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import weakref
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.db import router, transaction
@@ -29,10 +29,8 @@ from django.db.models import QuerySet
 from django.db.models.signals import m2m_changed, post_delete, post_save
 
 from ..fanout import BROADCAST_GROUP, NOTIFY, publish, resource_group
+from ..model_options import ModelOptions
 
-
-if TYPE_CHECKING:
-    from .models import ModelResource
 
 logger = logging.getLogger("django_mcp.resources")
 
@@ -41,10 +39,10 @@ VISIBILITY_URIS = 20
 
 # Model → the resources publishing it (one per site), for the signals and the helpers. Weak: a
 # site that is gone (a test's, say) stops being notified without unregistering first.
-_resources: dict[Any, weakref.WeakSet[ModelResource]] = {}
+_resources: dict[Any, weakref.WeakSet[ModelOptions]] = {}
 
 
-def connect(resource: ModelResource) -> None:
+def connect(resource: ModelOptions) -> None:
     """Start notifying changes of ``resource``'s rows (called when the site registers the model)."""
     model = resource.model
     first = model not in _resources
@@ -58,7 +56,7 @@ def connect(resource: ModelResource) -> None:
                                 weak=False)
 
 
-def disconnect(resource: ModelResource) -> None:
+def disconnect(resource: ModelOptions) -> None:
     """Stop notifying (called when the site unregisters the model)."""
     model = resource.model
     remaining = _resources.get(model)
@@ -138,7 +136,7 @@ class ChangeBatch:
         self.updated: dict[str, str | None] = {}  # uri → model label if the row was deleted
         self.listings: dict[str, dict[str, Any]] = {}  # model label → {"uris": [...], "deleted": bool}
 
-    def add(self, resource: ModelResource, uri: str, deleted: bool) -> None:
+    def add(self, resource: ModelOptions, uri: str, deleted: bool) -> None:
         label = resource.opts.label
         self.updated[uri] = label if deleted else self.updated.get(uri)
         if resource.list_rows:

@@ -1,5 +1,5 @@
 """
-The primitives a :class:`~django_mcp.resources.models.ModelResource` contributes to its site:
+The primitives a :class:`~django_mcp.model_resources.options.ModelResource` contributes to its site:
 
 - :class:`ModelRowTemplate`: ``<prefix>/{pk}``, one row, read through the resource's queryset;
 - :class:`ModelFileTemplate`: ``<prefix>/{pk}/<field>``, the bytes of a file or image field;
@@ -14,30 +14,27 @@ on the ``ModelResource`` changes every way the data is reached.
 from __future__ import annotations
 
 import base64
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 
 from ..backend import handle
 from ..context import Context
+from ..model_options import ModelOptions
 from ..protocol.context import RequestContext
 from ..protocol.errors import ResourceNotFound
+from ..resources.base import Resource, ResourceTemplate
+from ..resources.model_schema import describe_model
 from ..sources import PrimitiveSource
 from ..threads import in_thread
-from .base import Resource, ResourceTemplate
-from .model_schema import describe_model
-
-
-if TYPE_CHECKING:
-    from .models import ModelResource
 
 
 class ModelPrimitive:
     """What the primitives of a model resource share: the model, and the resource's permissions."""
 
-    resource: ModelResource
+    resource: ModelOptions
 
-    def bind(self, resource: ModelResource) -> None:
+    def bind(self, resource: ModelOptions) -> None:
         self.resource = resource
         #: For DjangoModelPermissions and friends, which look for the model here.
         self.model = resource.model
@@ -68,7 +65,7 @@ class ModelRowTemplate(ModelPrimitive, ResourceTemplate):
 
     mime_type = "application/json"
 
-    def __init__(self, resource: ModelResource) -> None:
+    def __init__(self, resource: ModelOptions) -> None:
         self.bind(resource)
         self.uri_template = resource.row_uri_template
         # The lookup value goes to a query, not to a path: any character it may hold is fine.
@@ -89,7 +86,7 @@ class ModelRowTemplate(ModelPrimitive, ResourceTemplate):
 class ModelFileTemplate(ModelPrimitive, ResourceTemplate):
     """The bytes of one file or image field of a row, as a blob, at ``<prefix>/{<lookup>}/<field>``."""
 
-    def __init__(self, resource: ModelResource, field_name: str) -> None:
+    def __init__(self, resource: ModelOptions, field_name: str) -> None:
         self.bind(resource)
         self.field_name = field_name
         self.uri_template = f"{resource.row_uri_template}/{field_name}"
@@ -121,7 +118,7 @@ class ModelSchemaResource(ModelPrimitive, Resource):
 
     mime_type = "application/json"
 
-    def __init__(self, resource: ModelResource) -> None:
+    def __init__(self, resource: ModelOptions) -> None:
         self.bind(resource)
         self.uri = resource.schema_uri
         self.name = f"{resource.get_name()}_schema"
@@ -143,7 +140,7 @@ class RowResource:
     kind = "resource"
     __slots__ = ("definition", "obj", "resource", "uri")
 
-    def __init__(self, resource: ModelResource, obj: Any, ctx: Context) -> None:
+    def __init__(self, resource: ModelOptions, obj: Any, ctx: Context) -> None:
         # Made on a worker thread with the page's rows: str(row) may follow relations, which
         # would be a query on the event loop.
         self.resource = resource
@@ -174,7 +171,7 @@ class ModelRowSource(PrimitiveSource):
 
     kind = "resource"
 
-    def __init__(self, resource: ModelResource) -> None:
+    def __init__(self, resource: ModelOptions) -> None:
         self.resource = resource
 
     async def candidates(self, ctx: Context, position: Any, limit: int) -> tuple[list[tuple[Any, Any]], bool]:

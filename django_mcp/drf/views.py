@@ -2,11 +2,13 @@
 DRF views as tools: publish the actions of an existing ``APIView``, generic view or ``ViewSet``
 without changing it for its REST clients::
 
-    site.register_view(VolumeViewSet, actions=["list", "retrieve", "create"])
+    from django_mcp.drf import register_view
+
+    register_view(VolumeViewSet, actions=["list", "retrieve", "create"])
     # or: for tool in view_tools(VolumeViewSet, prefix="book"): site.add(tool)
 
 Each action becomes a tool named ``<prefix>_<action>`` (``volume_list``…; the prefix defaults to
-the queryset's model name). Its ``inputSchema`` is the view's serializer (``django_inputs``), the
+the queryset's model name). Its ``inputSchema`` is the view's serializer (``django_mcp.tools.django_inputs``), the
 lookup argument of detail actions, and for ``list`` the query parameters the filter backends and
 the pagination class declare (``search``, ``ordering``, ``page``, ``cursor``, ``limit``/``offset``…).
 
@@ -20,8 +22,7 @@ internal error (MCP spec 2025-11-25, server/tools, "Error Handling").
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
@@ -33,10 +34,11 @@ from ..context import Context
 from ..primitives import as_class_attributes, snake_case
 from ..protocol.context import RequestContext
 from ..threads import in_thread
-from .base import InvalidArguments, Tool, error_result
-from .django_inputs import unknown_keys, writable_fields
-from .drf_schemas import ViewShape, response_data, response_error, structured_answer
-from .http_requests import MCP_CONTEXT, build_request
+from ..tools.base import Tool
+from ..tools.django_inputs import unknown_keys, writable_fields
+from ..tools.http_requests import MCP_CONTEXT, build_request
+from ..tools.results import InvalidArguments, error_result
+from .schemas import ViewAction, ViewShape, response_data, response_error, structured_answer
 
 
 logger = logging.getLogger("django_mcp.tools")
@@ -71,20 +73,6 @@ class McpUserAuthentication(BaseAuthentication):
         if user is None or not getattr(user, "is_authenticated", False):
             return None
         return user, context.auth
-
-
-@dataclass(frozen=True)
-class ViewAction:
-    """One action of a view to publish: its name, HTTP method, whether it addresses one object."""
-
-    name: str
-    method: str
-    detail: bool
-    #: The method of the view that does the work (its docstring describes the tool).
-    handler: Callable[..., Any] | None = None
-    #: For ``@action`` methods: the URL segment and the initkwargs routers give the view.
-    url_path: str | None = None
-    initkwargs: dict[str, Any] | None = None
 
 
 def resolve_actions(view: type, actions: Iterable[str] | None) -> list[ViewAction]:
@@ -248,5 +236,27 @@ def view_tools(view: type, actions: Iterable[str] | None = None, *, prefix: str 
     return [tool_class(view, action, prefix) for action in resolve_actions(view, actions)]
 
 
-__all__ = ["McpUserAuthentication", "ViewAction", "ViewTool", "default_prefix", "resolve_actions", "view_tools"]
+def register_view(view: Any, actions: Any = None, *, site: Any = None, **options: Any) -> list[ViewTool]:
+    """
+    Publish actions of a DRF view or viewset as tools of ``site`` (default ``django_mcp.site``)
+    named ``<prefix>_<action>`` (``register_view(BookViewSet, actions=["list", "retrieve"])``);
+    ``options`` are those of :func:`view_tools`. All are registered, or none.
+    """
+    if site is None:
+        from ..sites import get_default_site
+
+        site = get_default_site()
+    added: list[ViewTool] = []
+    try:
+        for made in view_tools(view, actions, **options):
+            added.append(site.add(made))
+    except Exception:
+        for tool in added:
+            site.remove_tool(tool.name)
+        raise
+    return added
+
+
+__all__ = ["McpUserAuthentication", "ViewAction", "ViewTool", "default_prefix", "register_view", "resolve_actions",
+           "view_tools"]
 

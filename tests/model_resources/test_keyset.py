@@ -4,7 +4,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from django_mcp.protocol.errors import InvalidParams
-from django_mcp.resources.keyset import Keyset
+from django_mcp.model_resources.keyset import Keyset
 from tests.catalogue.models import Entry, Volume, Writer
 
 

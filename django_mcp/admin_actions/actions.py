@@ -4,7 +4,7 @@ Django admin actions as tools, opt-in per action (docs/admin_actions.md)::
     class VolumeAdmin(McpActionsMixin, admin.ModelAdmin):
         mcp_actions = ["mark_out_of_print", "delete_selected"]
 
-    site.register_admin_actions(Volume)  # or admin_site=..., actions=[...]
+    register_admin_actions(Volume)  # or admin_site=..., actions=[...], site=...
 
 Each becomes a tool ``<model_name>_<action>`` taking ``ids`` and/or ``filter``, run as the
 changelist runs it for the MCP user; it answers the action's messages (MCP spec 2025-11-25,
@@ -35,9 +35,10 @@ from ..exceptions import ToolError
 from ..primitives import as_class_attributes
 from ..protocol.context import RequestContext
 from ..threads import in_thread
-from .admin_selection import CollectedMessages, action_parts, filter_targets, value_schema
-from .base import InvalidArguments, Tool
-from .http_requests import build_request
+from ..tools.base import Tool
+from ..tools.http_requests import build_request
+from ..tools.results import InvalidArguments
+from .selection import CollectedMessages, action_parts, filter_targets, value_schema
 
 
 #: Options ``admin_action_tools`` passes on to every tool it makes.
@@ -325,9 +326,17 @@ def admin_action_tools(model_admin: ModelAdmin, actions: Iterable[str] | str | N
     return [tool_class(model_admin, name, prefix) for name in names]
 
 
-def register_admin_actions(site: Any, model: Any, admin_site: Any = None, actions: Iterable[str] | str | None = None,
-                           **options: Any) -> list[AdminActionTool]:
-    """What ``McpSite.register_admin_actions`` does: add the tools of ``model``'s admin, all or none."""
+def register_admin_actions(model: Any, admin_site: Any = None, actions: Iterable[str] | str | None = None, *,
+                           site: Any = None, **options: Any) -> list[AdminActionTool]:
+    """
+    Publish actions of ``model``'s ``ModelAdmin`` on ``admin_site`` (default ``admin.site``) as
+    tools ``<model>_<action>`` of ``site`` (default ``django_mcp.site``); ``actions`` None: its
+    ``mcp_actions``. All are registered, or none.
+    """
+    if site is None:
+        from ..sites import get_default_site
+
+        site = get_default_site()
     model_admin = (admin_site or default_admin_site).get_model_admin(model)
     added: list[AdminActionTool] = []
     try:

@@ -38,7 +38,7 @@ from ..protocol.errors import InvalidParams
 from ..threads import in_thread
 from . import admin_bridge
 from .keyset import Keyset
-from .model_primitives import ModelFileTemplate, ModelRowSource, ModelRowTemplate, ModelSchemaResource
+from .primitives import ModelFileTemplate, ModelRowSource, ModelRowTemplate, ModelSchemaResource
 from .serializers import FILE_URI, LINK, PK_LINKS, build_serializer_class
 
 
@@ -176,7 +176,7 @@ class ModelResource(ModelOptions):
         if self.schema:
             primitives.append(ModelSchemaResource(self))
         if self.tools:
-            from .model_tools import build_tools
+            from .tools import build_tools
             primitives += build_tools(self, list(self.tools))
         return primitives
 
@@ -184,6 +184,11 @@ class ModelResource(ModelOptions):
         return [ModelRowSource(self)] if self.list_rows else []
 
     def registered(self) -> None:
+        from django.apps import apps
+
+        if not apps.is_installed("django_mcp.model_resources"):
+            raise ImproperlyConfigured(f"{type(self).__qualname__} registers {self.opts.label} as resources: add "
+                                       '"django_mcp.model_resources" to INSTALLED_APPS.')
         from .changes import connect
         connect(self)
 

@@ -1,6 +1,6 @@
 """
 What an action of a DRF view takes and gives, read once from the view class for
-:mod:`~django_mcp.tools.drf_views`: the serializer, the lookup argument, the query parameters its
+:mod:`~django_mcp.drf.views`: the serializer, the lookup argument, the query parameters its
 filter backends and pagination class declare (their ``get_schema_operation_parameters()``, the
 API DRF's OpenAPI generator uses), the tool's schemas and annotations; and how a response
 becomes a ``CallToolResult``.
@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 from urllib.parse import quote
 
 from django.core.exceptions import FieldDoesNotExist
@@ -21,12 +23,9 @@ from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 
 from ..primitives import docstring_of
-from .django_inputs import error_lines, writable_fields
-from .field_schemas import NULL, as_json, key_schema, serializer_schema
+from ..tools.django_inputs import error_lines, writable_fields
+from ..tools.field_schemas import NULL, as_json, key_schema, serializer_schema
 
-
-if TYPE_CHECKING:
-    from .drf_views import ViewAction
 
 logger = logging.getLogger("django_mcp.tools")
 
@@ -40,6 +39,20 @@ PARAMETER_KEYWORDS = frozenset({"type", "format", "enum", "items", "minimum", "m
 ENVELOPES = {pagination.PageNumberPagination.get_paginated_response: True,
              pagination.LimitOffsetPagination.get_paginated_response: True,
              pagination.CursorPagination.get_paginated_response: False}
+
+
+@dataclass(frozen=True)
+class ViewAction:
+    """One action of a view to publish: its name, HTTP method, whether it addresses one object."""
+
+    name: str
+    method: str
+    detail: bool
+    #: The method of the view that does the work (its docstring describes the tool).
+    handler: Callable[..., Any] | None = None
+    #: For ``@action`` methods: the URL segment and the initkwargs routers give the view.
+    url_path: str | None = None
+    initkwargs: dict[str, Any] | None = None
 
 
 class ViewShape:
