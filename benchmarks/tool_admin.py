@@ -5,11 +5,14 @@ What the tool admin costs a call: django_mcp with it off, on, and on with a rate
     .venv/bin/python benchmarks/tool_admin.py --quick   # 1 repetition, 2 s per point, ~2 min
     .venv/bin/python benchmarks/tool_admin.py           # 3 interleaved repetitions, 5 s per point, ~6 min
 
-For each ASGI server (daphne; uvicorn, with uvloop and httptools when installed), three processes
+For each ASGI server (daphne; uvicorn, with uvloop and httptools when installed), five processes
 of the test app (``tests.asgi:application``) pinned to CPU 0, driven from CPU 1 by wrk (or the
 stdlib generator) exactly as ``run.py`` drives them:
 
-- baseline: the tool admin off (no ``MCP_TEST_TOOL_ADMIN``);
+- core: ``django_mcp.tool_admin``, ``django_mcp.call_log`` and ``django_mcp.query_tools`` not in
+  ``INSTALLED_APPS`` (``MCP_TEST_WITHOUT_TOOL_ADMIN=1``): no hook asked, no observer, the tool run
+  directly;
+- baseline: the apps installed, the tool admin off (no ``MCP_TEST_TOOL_ADMIN``);
 - A0: ``MCP_TEST_TOOL_ADMIN=1`` with ``MCP_TEST_CALL_LOG=0``: the tool admin without its call log, so
   that A - A0 is what the call log alone costs a call;
 - A: ``MCP_TEST_TOOL_ADMIN=1``: the per-worker snapshot of the ``McpTool`` rows consulted on every
@@ -51,18 +54,19 @@ from benchmarks import loadgen, tool_admin_drain, workload
 from benchmarks.run import _version, generator, median_of, setup_process, timed
 from benchmarks.servers import LOAD_CPU, Server, can_pin, have_uvicorn, pinned, stop_all
 from django_mcp.conf import DEFAULTS
-from django_mcp.tools.calls import BATCH_SIZE, FLUSH_SECONDS
+from django_mcp.call_log.log import BATCH_SIZE, FLUSH_SECONDS
 from tests.live import ROOT, migrate, server_env
 
 TOOL = "echo_async"
+CORE = "core: apps not installed"
 BASELINE = "baseline: tool admin off"
 NOLOG = "A0: tool admin, log off"
 ADMIN = "A: tool admin + call log"
 LIMITED = "B: A + rate limit"
-VARIANTS = (BASELINE, NOLOG, ADMIN, LIMITED)
+VARIANTS = (CORE, BASELINE, NOLOG, ADMIN, LIMITED)
 CALL, LIST = "tools/call", "tools/list"
 # The request kinds, and the variants each is measured on: a listing never meets a rate limit.
-REQUESTS = {CALL: VARIANTS, LIST: (BASELINE, ADMIN)}
+REQUESTS = {CALL: VARIANTS, LIST: (CORE, BASELINE, ADMIN)}
 # How old a worker's snapshot of the tool rows may grow (tests/settings.py keeps the default).
 SNAPSHOT_SECONDS = DEFAULTS["TOOL_POLICY_CACHE_SECONDS"]
 
@@ -109,8 +113,10 @@ def variant_env(variant: str, databases: dict[tuple[str, str], Path], kind: str)
     """The server's environment overrides. Baseline and A share A's file: the baseline writes no row."""
     db = databases[("B", kind)] if variant == LIMITED else databases[("A", kind)]
     return {"MCP_TEST_SQLITE": str(db), "MCP_TEST_DATABASE": None,
-            "MCP_TEST_TOOL_ADMIN": None if variant == BASELINE else "1",
-            "MCP_TEST_CALL_LOG": "0" if variant == NOLOG else None}
+            "MCP_TEST_TOOL_ADMIN": None if variant in (CORE, BASELINE) else "1",
+            "MCP_TEST_CALL_LOG": "0" if variant == NOLOG else None,
+            # The feature apps left out of INSTALLED_APPS (tests/settings.py): no hook, no observer.
+            "MCP_TEST_WITHOUT_TOOL_ADMIN": "1" if variant == CORE else None}
 
 
 def django_command(env: dict, *command: str) -> str:
@@ -124,8 +130,8 @@ def django_command(env: dict, *command: str) -> str:
 
 SET_RATE = """
 from django_mcp.sites import get_default_site
-from django_mcp.tools.models import McpTool
-from django_mcp.tools.policies import site_name_of
+from django_mcp.tool_admin.models import McpTool
+from django_mcp.tool_admin.policies import site_name_of
 rows = McpTool.objects.filter(site=site_name_of(get_default_site()), name={tool!r})
 print(rows.update(rate_limit={rate!r}), *rows.values_list("site", "name", "rate_limit", "enabled").get())
 """
@@ -199,7 +205,7 @@ def start_servers(kinds: list[str], databases: dict, ledgers: dict) -> dict:
     specs = {CALL: call_spec(), LIST: list_spec()}
     for kind in kinds:
         for variant in VARIANTS:
-            label = {BASELINE: "base", NOLOG: "nolog", ADMIN: "admin", LIMITED: "limited"}[variant]
+            label = {CORE: "core", BASELINE: "base", NOLOG: "nolog", ADMIN: "admin", LIMITED: "limited"}[variant]
             try:
                 server = Server(kind, "tests.asgi:application", f"tooladmin-{label}",
                                 variant_env(variant, databases, kind)).start()

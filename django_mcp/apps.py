@@ -21,16 +21,6 @@ class SimpleMcpConfig(AppConfig):
 
     def ready(self) -> None:
         from . import checks  # noqa: F401  (registers the system checks)
-        from .hooks import register_hook
-        from .signals import clearing_expired, tool_called
-        from .tools.calls import prune_call_log, record_call
-        from .tools.policies import ToolAdminHook
-        from .tools.signals import connect
-
-        connect()  # the tool admin: list_changed when rows or permissions change
-        register_hook(ToolAdminHook())  # the tool admin's rows: hidden tools, overrides, rate limits
-        tool_called.connect(record_call, dispatch_uid="django_mcp_call_log")  # the call log
-        clearing_expired.connect(prune_call_log, dispatch_uid="django_mcp_call_log")
 
 
 class McpConfig(SimpleMcpConfig):
@@ -40,14 +30,6 @@ class McpConfig(SimpleMcpConfig):
 
     def ready(self) -> None:
         super().ready()
-        from .prompts import checks  # noqa: F401  (registers the prompt engine check)
-        from .prompts.discovery import add_prompt_sources
-        from .sites import autodiscover, site
+        from .sites import autodiscover
 
         autodiscover()
-        # Prompts staff write in the admin, and templates under mcp/prompts/ (docs/prompts.md).
-        add_prompt_sources(site)
-        # Read-only query tools staff define in the admin (docs/query_tools.md).
-        from .tools.query_tools import add_query_tool_source
-
-        add_query_tool_source(site)

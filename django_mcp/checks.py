@@ -6,7 +6,7 @@ from django.apps import apps
 from django.conf import settings
 from django.core import checks
 
-from .conf import DEFAULTS
+from .conf import DEFAULTS, FEATURE_SETTINGS
 
 
 @checks.register(checks.Tags.compatibility)
@@ -36,6 +36,15 @@ def check_configuration(app_configs: Any = None, **kwargs: Any) -> list[checks.C
             hint=f"Known settings: {', '.join(sorted(DEFAULTS))}.",
             id="django_mcp.W002",
         ))
+    for name in sorted(set(user_settings) & set(FEATURE_SETTINGS)):
+        app = FEATURE_SETTINGS[name]
+        if not apps.is_installed(app):
+            messages.append(checks.Warning(
+                f'DJANGO_MCP["{name}"] is set, but it belongs to {app}, which is not in INSTALLED_APPS: it has no '
+                "effect.",
+                hint=f'Add "{app}" to INSTALLED_APPS, or remove the setting.',
+                id="django_mcp.W008",
+            ))
     return messages
 
 

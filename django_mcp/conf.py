@@ -95,8 +95,8 @@ DEFAULTS: dict[str, Any] = {
     # derives them from each request's own Host, which is fine in development only.
     "PUBLIC_BASE_URL": None,
     # Scopes a scoped credential (an OAuth token) needs for each kind of primitive, besides a
-    # primitive's own ``required_scopes``: {"tool": ["mcp:tools"], ...}. None: the MCP scope set
-    # of ``django_mcp.oauth`` when that app is installed, else none.
+    # primitive's own ``required_scopes``: {"tool": ["mcp:tools"], ...}. None: what the installed
+    # apps declare (django_mcp.primitives.declare_kind_scopes; django_mcp.oauth's MCP scope set).
     "REQUIRED_SCOPES": None,
     # django_mcp.oauth: accept access tokens bound to no resource (RFC 8707). 2025-03-26 clients
     # send none; later revisions must (MCP spec 2025-06-18, basic/authorization).
@@ -147,6 +147,18 @@ DEFAULTS: dict[str, Any] = {
     "CORS_MAX_AGE": 7200,
 }
 
+#: Settings that only a feature app reads, and that app: set while the app is not installed, they
+#: have no effect (system check django_mcp.W008).
+FEATURE_SETTINGS = {
+    "TOOL_ADMIN": "django_mcp.tool_admin",
+    "RATE_LIMIT_CACHE": "django_mcp.tool_admin",
+    "CALL_LOG": "django_mcp.call_log",
+    "CALL_LOG_REDACT": "django_mcp.call_log",
+    "CALL_LOG_RETENTION_DAYS": "django_mcp.call_log",
+    "OAUTH_ACCEPT_UNBOUND_TOKENS": "django_mcp.oauth",
+    "OAUTH_ALLOWED_REDIRECT_HOSTS": "django_mcp.oauth",
+}
+
 IMPORT_STRINGS = {"SESSION_STORE", "EVENT_STORE", "SITE", "MODEL_OPTIONS_CLASS", "DEFAULT_AUTHENTICATION_CLASSES",
                   "DEFAULT_PERMISSION_CLASSES"}
 
@@ -182,9 +194,17 @@ class McpSettings:
         self._cached.clear()
 
 
+#: Import strings whose class moved, and where it is now: settings written for an earlier release
+#: keep working.
+MOVED_IMPORT_STRINGS = {
+    "django_mcp.stores.sessions.DatabaseSessionStore": "django_mcp.stores.database_sessions.DatabaseSessionStore",
+}
+
+
 def perform_import(value: Any, setting: str) -> Any:
     """Resolve an import string, or each string of a list; a failure names the setting."""
     if isinstance(value, str):
+        value = MOVED_IMPORT_STRINGS.get(value, value)
         try:
             return import_string(value)
         except ImportError as exc:

@@ -245,20 +245,28 @@ class Primitive:
 
 _defaults: tuple[Any, list[BasePermission]] = (None, [])
 _kind_scopes: tuple[Any, dict[str, frozenset[str]]] = (object(), {})
+#: What scoped credentials need per kind when ``REQUIRED_SCOPES`` is None, as the installed apps
+#: declare it (:func:`declare_kind_scopes`; ``django_mcp.oauth`` declares its MCP scopes).
+_declared_kind_scopes: dict[str, Any] = {}
+
+
+def declare_kind_scopes(table: dict[str, Any]) -> None:
+    """
+    Scopes a scoped credential needs for each kind of primitive (``{"tool": ["mcp:tools"], …}``)
+    unless ``DJANGO_MCP["REQUIRED_SCOPES"]`` says otherwise: an app that issues scoped
+    credentials declares its scope set in ``AppConfig.ready()``, as ``django_mcp.oauth`` does.
+    """
+    global _kind_scopes
+    _declared_kind_scopes.update(table)
+    _kind_scopes = (object(), {})  # made again on the next question
 
 
 def kind_scopes(kind: str) -> frozenset[str]:
-    """What ``DJANGO_MCP["REQUIRED_SCOPES"]`` asks of a scoped credential for a kind of primitive."""
+    """What ``DJANGO_MCP["REQUIRED_SCOPES"]`` (or, when None, the installed apps) ask of a scoped credential."""
     global _kind_scopes
     configured = mcp_settings.REQUIRED_SCOPES
     if _kind_scopes[0] is not configured:
-        table = configured
-        if table is None:
-            from django.apps import apps
-
-            table = {}
-            if apps.is_installed("django_mcp.oauth"):
-                from .oauth.scopes import KIND_SCOPES as table
+        table = configured if configured is not None else _declared_kind_scopes
         _kind_scopes = (configured, {name: frozenset([scopes] if isinstance(scopes, str) else scopes)
                                      for name, scopes in table.items()})
     return _kind_scopes[1].get(kind, frozenset())

@@ -217,10 +217,15 @@ class McpSite(ShortForms, SiteBackend):
         return primitive
 
     def add_source(self, source: PrimitiveSource) -> None:
-        """Serve primitives that appear at run time (database rows…) after the registered ones."""
+        """
+        Serve primitives that appear at run time (database rows…) after the registered ones, in
+        the order of their :attr:`~django_mcp.sources.PrimitiveSource.order`.
+        """
         if source.kind not in KINDS:
             raise ImproperlyConfigured(f"{source!r} has an unknown kind {source.kind!r}")
-        self._registry.sources[source.kind].append(source)
+        sources = self._registry.sources[source.kind]
+        sources.append(source)
+        sources.sort(key=lambda each: each.order)  # stable: the same order keeps the order of adding
         self.forget_capabilities()
 
     def sources(self, kind: str) -> list[PrimitiveSource]:

@@ -29,6 +29,10 @@ class PrimitiveSource:
     """
 
     kind: str = ""
+    #: Where the site serves this source among its run-time sources of the same kind: lower
+    #: first, then in the order they were added. A name an earlier source serves wins (the
+    #: database prompts, 100, hide the prompt files of the same name, 200).
+    order: int = 100
 
     def may_publish(self) -> bool:
         """
@@ -53,6 +57,14 @@ class PrimitiveSource:
         """For resource sources: the primitive that serves ``uri`` and its variables."""
         primitive = await self.lookup(uri, ctx)
         return (primitive, {}) if primitive is not None else None
+
+    async def names_among(self, names: list[str]) -> set[str] | None:
+        """
+        Which of ``names`` (or URIs) this source serves, for a later source that hides what an
+        earlier one serves under the same name; None when it cannot tell cheaply (it is not asked
+        then, and its names hide nothing in listings; lookups still find it first).
+        """
+        return None
 
 
 class RegisteredPrimitives(PrimitiveSource):

@@ -28,6 +28,11 @@ INSTALLED_APPS = [
     "oauth2_provider",
     "django_mcp",
     "django_mcp.model_resources",
+    "django_mcp.template_prompts",
+    "django_mcp.stored_prompts",
+    "django_mcp.tool_admin",
+    "django_mcp.call_log",
+    "django_mcp.query_tools",
     "django_mcp.oauth",
     "example_project.library",
 ]

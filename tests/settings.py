@@ -39,6 +39,11 @@ INSTALLED_APPS = [
     "oauth2_provider",
     "django_mcp",
     "django_mcp.model_resources",
+    "django_mcp.template_prompts",
+    "django_mcp.stored_prompts",
+    "django_mcp.tool_admin",
+    "django_mcp.call_log",
+    "django_mcp.query_tools",
     "django_mcp.oauth",
     "tests.conformance_app",
     "tests.testapp",
@@ -56,8 +61,8 @@ MIDDLEWARE = [
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        # Prompt templates of tests/prompts (files under mcp/prompts/ are prompts on the default site).
-        "DIRS": [BASE_DIR / "tests" / "prompts" / "templates"],
+        # Prompt templates of tests/template_prompts (files under mcp/prompts/ are prompts on the default site).
+        "DIRS": [BASE_DIR / "tests" / "template_prompts" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -68,6 +73,11 @@ TEMPLATES = [
         },
     }
 ]
+
+if os.environ.get("MCP_TEST_WITHOUT_TOOL_ADMIN") == "1":
+    # benchmarks/tool_admin.py's "core" variant: the tool admin, call log and query tools not installed.
+    INSTALLED_APPS = [app for app in INSTALLED_APPS
+                      if app not in {"django_mcp.tool_admin", "django_mcp.call_log", "django_mcp.query_tools"}]
 
 if os.environ.get("MCP_TEST_DATABASE") == "postgres":
     DATABASES = {
@@ -141,7 +151,7 @@ DJANGO_MCP = {
     # kinds ask for nothing, except on the OAuth test servers.
     "REQUIRED_SCOPES": None if os.environ.get("MCP_TEST_OAUTH") == "1" else {},
     # The tool admin and its call log read and write the database on every listing and call; most
-    # tests run without one, so they are on only where a test asks (tests/tools/test_admin*.py and
+    # tests run without one, so they are on only where a test asks (tests/tool_admin/ and
     # live servers started with MCP_TEST_TOOL_ADMIN=1).
     "TOOL_ADMIN": os.environ.get("MCP_TEST_TOOL_ADMIN") == "1",
     # MCP_TEST_CALL_LOG=0 keeps the log off with the admin on (benchmarks/tool_admin.py's variant A0).

@@ -30,7 +30,7 @@ from tests.live import ROOT, LiveServer, migrate, server_env
 
 
 SCREENSHOT = ARTIFACTS / "admin-styles-demo.png"
-CHANGELIST = "/admin/django_mcp/mcptool/"
+CHANGELIST = "/admin/django_mcp_tool_admin/mcptool/"
 BASE_CSS = "/static/admin/css/base.css"
 USERNAME, PASSWORD = "admin", "styles-admin-pass-1"
 

@@ -1,6 +1,9 @@
 """django_mcp's system checks, each id triggered and each clean configuration silent."""
 
+import pytest
+from django.apps import apps
 from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
 from django_mcp.checks import check_configuration
@@ -77,3 +80,21 @@ def test_kept_connections_without_health_checks_are_a_warning():
     for fine in ({**base, "CONN_MAX_AGE": 60, "CONN_HEALTH_CHECKS": True}, {**base, "CONN_MAX_AGE": 0}, base):
         with override_settings(DATABASES={"default": fine}):
             assert check_persistent_connections() == []
+
+
+def test_a_setting_of_a_feature_app_that_is_not_installed_is_a_warning():
+    from django.conf import settings
+
+    without_call_log = [app for app in settings.INSTALLED_APPS if app != "django_mcp.call_log"]
+    with override_settings(INSTALLED_APPS=without_call_log,
+                           DJANGO_MCP={**settings.DJANGO_MCP, "CALL_LOG_REDACT": ["pin"]}):
+        messages = [m for m in check_configuration() if m.id == "django_mcp.W008"]
+    assert [m.msg.split(" is set")[0] for m in messages] == ['DJANGO_MCP["CALL_LOG"]', 'DJANGO_MCP["CALL_LOG_REDACT"]']
+    assert 'Add "django_mcp.call_log" to INSTALLED_APPS' in messages[0].hint
+
+
+def test_a_feature_app_refuses_to_start_without_the_apps_it_builds_on():
+    config = apps.get_app_config("django_mcp_query_tools")
+    with override_settings(INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth", "django_mcp"]):
+        with pytest.raises(ImproperlyConfigured, match="builds on django_mcp.tool_admin, django_mcp.model_resources"):
+            config.ready()

@@ -69,3 +69,25 @@ def test_lists_of_import_strings_are_resolved(settings):
     settings.DJANGO_MCP = {**settings.DJANGO_MCP,
                            "DEFAULT_AUTHENTICATION_CLASSES": ["django_mcp.authentication.SessionAuthentication"]}
     assert mcp_settings.DEFAULT_AUTHENTICATION_CLASSES == [SessionAuthentication]
+
+
+def test_an_import_string_of_a_moved_class_still_resolves(settings):
+    from django_mcp.stores.database_sessions import DatabaseSessionStore
+
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "SESSION_STORE": "django_mcp.stores.sessions.DatabaseSessionStore"}
+    assert mcp_settings.SESSION_STORE is DatabaseSessionStore
+
+
+def test_register_a_model_uses_the_model_options_class_setting(settings):
+    from django.contrib.auth.models import Group
+
+    from django_mcp.model_options import ModelOptions
+
+    class Plain(ModelOptions):
+        def get_primitives(self):
+            return []
+
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "MODEL_OPTIONS_CLASS": Plain}
+    site = McpSite("options-class")
+    site.register(Group)
+    assert type(site.get_model_options(Group)) is Plain

@@ -12,4 +12,9 @@ class McpOAuthConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from ..primitives import declare_kind_scopes
         from . import checks  # noqa: F401  (registers the system checks)
+        from .scopes import KIND_SCOPES
+
+        # Tokens need mcp:tools for tools and so on, unless REQUIRED_SCOPES says otherwise.
+        declare_kind_scopes(KIND_SCOPES)

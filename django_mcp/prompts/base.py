@@ -50,7 +50,7 @@ class Prompt(Primitive):
     kind = "prompt"
     work_method = "render"
     # template_name and form_class make @prompt() build a TemplatePrompt (see from_function).
-    options = Primitive.options | {"arguments", "argument_descriptions", "complete", "template_name", "form_class"}
+    options = Primitive.options | {"arguments", "argument_descriptions", "complete"}
 
     arguments: list[dict[str, Any]] | None = None
     argument_descriptions: dict[str, str] | None = None
@@ -67,16 +67,12 @@ class Prompt(Primitive):
                                        f"{', '.join(strangers)}, which are not arguments of prompt {self.name!r}.")
 
     @classmethod
-    def from_function(cls, fn: Any, **options: Any) -> "Prompt":
-        """
-        The short form. With ``template_name`` (or ``form_class``), ``fn`` prepares a template's
-        context and the prompt is a :class:`~django_mcp.prompts.templates.TemplatePrompt`.
-        """
-        if cls is Prompt and ("template_name" in options or "form_class" in options):
-            from .templates import template_prompt_from_function
-
-            return template_prompt_from_function(fn, **options)
-        return super().from_function(fn, **options)
+    def check_options(cls, options: dict[str, Any], where: str) -> None:
+        if cls is Prompt and {"template_name", "form_class"} & set(options):
+            raise TypeError(f"{where}: template_name and form_class are options of "
+                            "django_mcp.template_prompts.template_prompt(); use that decorator (with "
+                            '"django_mcp.template_prompts" in INSTALLED_APPS).')
+        super().check_options(options, where)
 
     def arguments_from_signature(self) -> list[dict[str, Any]]:
         descriptions = self.argument_descriptions or {}

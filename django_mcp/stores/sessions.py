@@ -127,15 +127,4 @@ def get_session_store() -> BaseSessionStore:
 _stores: dict[type, BaseSessionStore] = {}
 
 
-def __getattr__(name: str) -> Any:
-    # The default store, still importable from here, where ``SESSION_STORE`` settings may name
-    # it; on first use only, since it builds on the classes above.
-    if name == "DatabaseSessionStore":
-        from .database_sessions import DatabaseSessionStore
-
-        return DatabaseSessionStore
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = ["BaseSessionStore", "DatabaseSessionStore", "SessionState", "TooManySessions", "TooManySubscriptions",
-           "get_session_store"]
+__all__ = ["BaseSessionStore", "SessionState", "TooManySessions", "TooManySubscriptions", "get_session_store"]

@@ -3,7 +3,7 @@ The example's database prompt, as staff would write it in the admin (Django admi
 ``manage.py mcp_demo_data`` creates it; the prompts in files live in the top-level ``templates/``.
 """
 
-from django_mcp.models import McpPrompt
+from django_mcp.stored_prompts.models import McpPrompt
 
 
 ASK_LIBRARIAN = """{% load i18n %}You are the librarian of a small lending library.
@@ -33,7 +33,7 @@ def create_demo_query_tool() -> None:
     """
     from django.contrib.contenttypes.models import ContentType
 
-    from django_mcp.tools.query_models import McpQueryTool
+    from django_mcp.query_tools.models import McpQueryTool
 
     from .models import Book
 

@@ -16,7 +16,7 @@ so it is a :class:`TemplatePrompt` class whose ``get_context_data`` asks the use
 from typing import Any
 
 from django_mcp import Context, register
-from django_mcp.prompts.templates import TemplatePrompt
+from django_mcp.template_prompts.templates import TemplatePrompt
 
 
 # Suggestions for test_prompt_with_arguments' arg1 (the suite completes "test" and "par"); its

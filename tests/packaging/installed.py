@@ -136,7 +136,9 @@ SETTINGS_TAIL = '''
 # --- tests/packaging: django_mcp set up as README.md says ("Using it in your project", "OAuth 2.1"). ---
 # daphne goes first: after django.contrib.staticfiles, which startproject lists, daphne's check E001
 # refuses to start ("Daphne must be listed before django.contrib.staticfiles").
-INSTALLED_APPS = ["daphne", *INSTALLED_APPS, "channels", "django_mcp", "django_mcp.model_resources"]
+INSTALLED_APPS = ["daphne", *INSTALLED_APPS, "channels", "django_mcp", "django_mcp.model_resources",
+                  "django_mcp.template_prompts", "django_mcp.stored_prompts", "django_mcp.tool_admin",
+                  "django_mcp.call_log", "django_mcp.query_tools"]
 ASGI_APPLICATION = "mysite.asgi.application"
 CHANNEL_LAYERS = {{"default": {{"BACKEND": "channels.layers.InMemoryChannelLayer"}}}}
 

@@ -45,16 +45,19 @@ OAUTH_TEMPLATES = [f"django_mcp/oauth/templates/django_mcp/oauth/{name}.html"
 # Named here so the failure says which kind of file went missing; the complete lists come from the tree.
 REQUIRED_FILES = [
     *OAUTH_TEMPLATES,
-    "django_mcp/templates/admin/django_mcp/mcpprompt/change_form.html",
-    "django_mcp/templates/admin/django_mcp/mcpprompt/preview.html",
+    "django_mcp/stored_prompts/templates/admin/django_mcp_stored_prompts/mcpprompt/change_form.html",
+    "django_mcp/stored_prompts/templates/admin/django_mcp_stored_prompts/mcpprompt/preview.html",
     "django_mcp/py.typed",
     "django_mcp/migrations/__init__.py",
-    "django_mcp/migrations/0001_initial.py",
+    "django_mcp/migrations/0001_squashed_0007_feature_apps.py",
     "django_mcp/oauth/migrations/__init__.py",
     "django_mcp/oauth/migrations/0001_initial.py",
+    *(f"django_mcp/{app}/migrations/0001_initial.py" for app in ("tool_admin", "call_log", "query_tools",
+                                                                 "stored_prompts")),
     "django_mcp/management/commands/mcp_stdio.py",
     "django_mcp/oauth/management/commands/mcp_token.py",
-    "django_mcp/templatetags/mcp_prompts.py",
+    "django_mcp/tool_admin/management/commands/mcp_sync_tools.py",
+    "django_mcp/template_prompts/templatetags/mcp_prompts.py",
 ]
 CLASSIFIERS = [
     "Environment :: Web Environment",
@@ -221,9 +224,9 @@ def admin_login(base_url: str) -> httpx2.Client:
 
 def add_prompt(http: httpx2.Client) -> str:
     """Write a stored prompt through the admin's add form; its change page's URL."""
-    form = http.get("/admin/django_mcp/mcpprompt/add/")
+    form = http.get("/admin/django_mcp_stored_prompts/mcpprompt/add/")
     assert form.status_code == 200, form.text[:2000]
-    answer = http.post("/admin/django_mcp/mcpprompt/add/", data={
+    answer = http.post("/admin/django_mcp_stored_prompts/mcpprompt/add/", data={
         "csrfmiddlewaretoken": _CSRF.search(form.text).group(1),
         "name": "shelf_tour", "title": "Shelf tour", "description": "A tour of one shelf.", "enabled": "on",
         "arguments": '[{"name": "shelf", "description": "Which shelf"}]',
@@ -238,8 +241,9 @@ def test_every_django_mcp_admin_page_answers(site: Site) -> None:
         change_prompt = add_prompt(http)
         pages = site.project.script("admin_pages.py", SUPERUSER["username"])
         labels = {page["model"] for page in pages}
-        assert {"django_mcp.McpSession", "django_mcp.McpPrompt", "django_mcp.McpTool", "django_mcp.McpToolCall",
-                "django_mcp.McpQueryTool", "django_mcp_oauth.PersonalAccessToken"} <= labels, labels
+        assert {"django_mcp.McpSession", "django_mcp_stored_prompts.McpPrompt", "django_mcp_tool_admin.McpTool",
+                "django_mcp_call_log.McpToolCall", "django_mcp_query_tools.McpQueryTool",
+                "django_mcp_oauth.PersonalAccessToken"} <= labels, labels
         assert not [page["model"] for page in pages if page["change"] is None], "seed_rows.py must make a row of each"
 
         urls: dict[str, int] = {"/admin/": 200}

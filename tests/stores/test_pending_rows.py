@@ -18,7 +18,8 @@ from django.utils import timezone
 
 from django_mcp.models import McpSession
 from django_mcp.stores import database_sessions, pending_rows, session_ids, sessions
-from django_mcp.stores.sessions import DatabaseSessionStore, SessionState, new_session_id
+from django_mcp.stores.database_sessions import DatabaseSessionStore
+from django_mcp.stores.sessions import SessionState, new_session_id
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from django_mcp.models import McpEvent, McpSession
 from django_mcp.stores import session_sql
-from django_mcp.stores.sessions import DatabaseSessionStore, TooManySessions
+from django_mcp.stores.database_sessions import DatabaseSessionStore
+from django_mcp.stores.sessions import TooManySessions
 from tests.stores.test_sessions import create, row
 
 pytestmark = pytest.mark.django_db(transaction=True)

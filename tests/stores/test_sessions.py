@@ -9,9 +9,9 @@ from django.utils import timezone
 
 from django_mcp.models import McpSession
 from django_mcp.transports.live_sessions import LiveSession
+from django_mcp.stores.database_sessions import DatabaseSessionStore
 from django_mcp.stores.sessions import (
     BaseSessionStore,
-    DatabaseSessionStore,
     get_session_store,
     new_session_id,
     user_key,

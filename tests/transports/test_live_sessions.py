@@ -11,7 +11,8 @@ from asgiref.sync import sync_to_async
 
 from django_mcp.models import McpSession
 from django_mcp.stores import database_sessions, pending_rows, session_ids, sessions
-from django_mcp.stores.sessions import DatabaseSessionStore, SessionState, get_session_store, new_session_id
+from django_mcp.stores.database_sessions import DatabaseSessionStore
+from django_mcp.stores.sessions import SessionState, get_session_store, new_session_id
 from django_mcp.transports.live_sessions import load_live_session
 from django_mcp.transports.session_cache import session_cache
 

@@ -9,7 +9,7 @@ import json
 import pytest
 from django.db import OperationalError
 
-from django_mcp.stores.sessions import DatabaseSessionStore
+from django_mcp.stores.database_sessions import DatabaseSessionStore
 from django_mcp.transports.outages import is_outage
 from tests.transports.test_http_communicator import INITIALIZE, app, header_map, post  # noqa: F401
 

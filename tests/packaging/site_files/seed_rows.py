@@ -10,7 +10,9 @@ from django.utils import timezone
 from library.models import Book
 from oauth2_provider.models import get_application_model
 
-from django_mcp.models import McpQueryTool, McpSession, McpToolCall
+from django_mcp.call_log.models import McpToolCall
+from django_mcp.models import McpSession
+from django_mcp.query_tools.models import McpQueryTool
 
 
 for title in ("The Dispossessed", "Invisible Cities", "The Left Hand of Darkness"):

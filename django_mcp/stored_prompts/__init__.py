@@ -1,0 +1,1 @@
+"""Prompts staff write and preview in the admin (docs/prompts.md, "Prompts in the database")."""

@@ -1,8 +1,0 @@
-from django.apps import AppConfig
-
-
-class ApiOnlyConfig(AppConfig):
-    """The app of a project without a DjangoTemplates engine (settings.py beside it)."""
-
-    name = "tests.prompts.api_only"
-    label = "prompts_api_only"
