@@ -157,6 +157,8 @@ class HookChains:
         self._allows: dict[str, tuple[Hook, ...]] = {}
         self._definitions: dict[str, tuple[Hook, ...]] = {}
         self.calls = tuple(hook for hook in self.hooks if hook.applies_to("tool") and hook.overrides("call"))
+        self._chain: CallNext | None = None
+        self._innermost: CallNext | None = None
 
     def allows(self, kind: str) -> tuple[Hook, ...]:
         found = self._allows.get(kind)
@@ -173,15 +175,21 @@ class HookChains:
 
     def run_call(self, call: ToolCall, innermost: CallNext) -> Awaitable[dict[str, Any]]:
         """``call`` through every call hook, outermost first, then ``innermost`` (the tool itself)."""
-        hooks = self.calls
+        chain = self._chain
+        if chain is None or self._innermost is not innermost:
+            # Composed once per innermost step, not per call: each hook gets the next as call_next.
+            chain = innermost
+            for hook in reversed(self.calls):
+                chain = _bind(hook, chain)
+            self._chain, self._innermost = chain, innermost
+        return chain(call)
 
-        def step(index: int) -> CallNext:
-            if index == len(hooks):
-                return innermost
-            hook, following = hooks[index], step(index + 1)
-            return lambda current: hook.call(current, following)
 
-        return step(0)(call)
+def _bind(hook: Hook, following: CallNext) -> CallNext:
+    def step(call: ToolCall) -> Awaitable[dict[str, Any]]:
+        return hook.call(call, following)
+
+    return step
 
 
 __all__ = ["CallNext", "Hook", "HookChains", "ToolCall", "installed_hooks", "register_hook", "unregister_hook"]

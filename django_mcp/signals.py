@@ -13,7 +13,7 @@ from django.dispatch import Signal
 #: outcome a hook set, e.g. ``"rate_limited"``), ``message`` (the error's text, blank when ok)
 #: and ``duration_ms``. Not sent for a 2026-07-28 call that asked the client for input: it comes
 #: again with the answers, and is sent then.
-tool_called = Signal()
+tool_called = Signal(use_caching=True)  # sent on every call: each site's receivers looked up once
 
 #: Sent by ``manage.py mcp_clearsessions`` after it removed expired sessions and stream events,
 #: with ``sender`` the command's class. A receiver removes what its app keeps too long and returns

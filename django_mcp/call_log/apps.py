@@ -10,8 +10,12 @@ class CallLogConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from ..signals import clearing_expired, tool_called
-        from .log import prune_call_log, record_call
+        from django.core.signals import setting_changed
 
-        tool_called.connect(record_call, dispatch_uid="django_mcp_call_log")
+        from ..signals import clearing_expired
+        from .log import apply_call_log_setting, prune_call_log
+
+        # The receiver of tool_called while CALL_LOG is on; off, a call does no work for the log.
+        apply_call_log_setting()
+        setting_changed.connect(apply_call_log_setting, dispatch_uid="django_mcp_call_log_setting")
         clearing_expired.connect(prune_call_log, dispatch_uid="django_mcp_call_log")

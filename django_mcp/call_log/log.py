@@ -68,10 +68,29 @@ def client_name(auth: Any) -> str:
 
 def record_call(sender: Any, call: ToolCall, outcome: str, message: str, duration_ms: float,
                 **kwargs: Any) -> None:
-    """The receiver of :data:`~django_mcp.signals.tool_called`: a line in the call log, when it is on."""
-    if mcp_settings.CALL_LOG:
-        call_log.record(sender, call.tool.name, call.arguments if call.record_arguments else None, call.request,
-                        outcome, message, duration_ms)
+    """The receiver of :data:`~django_mcp.signals.tool_called`: a line in the call log."""
+    call_log.record(sender, call.tool.name, call.arguments if call.record_arguments else None, call.request,
+                    outcome, message, duration_ms)
+
+
+def apply_call_log_setting(**kwargs: Any) -> None:
+    """
+    Connect :func:`record_call` to :data:`~django_mcp.signals.tool_called` while
+    ``DJANGO_MCP["CALL_LOG"]`` is on, and disconnect it while it is off (``apps.ready`` and every
+    ``setting_changed``).
+    """
+    if kwargs.get("setting", "DJANGO_MCP") != "DJANGO_MCP":
+        return
+    from ..signals import tool_called
+
+    try:
+        enabled = mcp_settings.CALL_LOG
+    except (AttributeError, TypeError):  # DJANGO_MCP is not a dict: the system check E002 says so
+        return
+    if enabled:
+        tool_called.connect(record_call, dispatch_uid="django_mcp_call_log")
+    else:
+        tool_called.disconnect(record_call, dispatch_uid="django_mcp_call_log")
 
 
 class CallLog:

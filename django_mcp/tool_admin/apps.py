@@ -10,9 +10,13 @@ class ToolAdminConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from ..hooks import register_hook
-        from .policies import ToolAdminHook
+        from django.core.signals import setting_changed
+
+        from .policies import apply_tool_admin_setting
         from .signals import connect
 
         connect()  # list_changed when rows, permissions or memberships change
-        register_hook(ToolAdminHook())  # hidden tools, overrides and rate limits, on every site
+        # The hook (hidden tools, overrides, rate limits) on every site while TOOL_ADMIN is on;
+        # off, a call does no work for the tool admin at all.
+        apply_tool_admin_setting()
+        setting_changed.connect(apply_tool_admin_setting, dispatch_uid="django_mcp_tool_admin_setting")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import DatabaseError
 
 from ..conf import mcp_settings
-from ..hooks import CallNext, Hook, ToolCall
+from ..hooks import CallNext, Hook, ToolCall, register_hook, unregister_hook
 from ..snapshots import snapshots
 from ..threads import in_thread
 from ..tools.results import error_result
@@ -209,6 +209,23 @@ class ToolPolicies:
 policies = ToolPolicies()
 
 
+def apply_tool_admin_setting(**kwargs: Any) -> None:
+    """
+    Install :data:`tool_admin_hook` for every site while ``DJANGO_MCP["TOOL_ADMIN"]`` is on, and
+    uninstall it while it is off (``apps.ready`` and every ``setting_changed``).
+    """
+    if kwargs.get("setting", "DJANGO_MCP") != "DJANGO_MCP":
+        return
+    try:
+        enabled = mcp_settings.TOOL_ADMIN
+    except (AttributeError, TypeError):  # DJANGO_MCP is not a dict: the system check E002 says so
+        return
+    if enabled:
+        register_hook(tool_admin_hook)
+    else:
+        unregister_hook(tool_admin_hook)
+
+
 class ToolAdminHook(Hook):
     """
     The tool admin's rows applied through the core's hooks (:mod:`django_mcp.hooks`): a tool whose
@@ -241,3 +258,7 @@ class ToolAdminHook(Hook):
                 return error_result(f"Rate limit reached for tool {call.tool.name} ({policy.rate_text} per user). "
                                     f"Retry in {retry} seconds.")
         return await call_next(call)
+
+
+#: The hook :func:`apply_tool_admin_setting` installs.
+tool_admin_hook = ToolAdminHook()
