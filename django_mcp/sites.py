@@ -216,6 +216,22 @@ class McpSite(ShortForms, SiteBackend):
         self.forget_capabilities()
         return primitive
 
+    def add_all(self, primitives: Any) -> list[Primitive]:
+        """
+        Register every primitive of ``primitives`` (made as they are iterated), or none: the
+        first failure undoes the ones before it.
+        """
+        added: list[Primitive] = []
+        try:
+            for primitive in primitives:
+                added.append(self.add(primitive))
+        except Exception:
+            for primitive in added:
+                self._registry.primitives[primitive.kind].remove(primitive.key)
+            self.forget_capabilities()
+            raise
+        return added
+
     def add_source(self, source: PrimitiveSource) -> None:
         """
         Serve primitives that appear at run time (database rows…) after the registered ones, in

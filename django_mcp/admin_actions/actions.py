@@ -338,15 +338,7 @@ def register_admin_actions(model: Any, admin_site: Any = None, actions: Iterable
 
         site = get_default_site()
     model_admin = (admin_site or default_admin_site).get_model_admin(model)
-    added: list[AdminActionTool] = []
-    try:
-        for made in admin_action_tools(model_admin, actions, **options):
-            added.append(site.add(made))
-    except Exception:
-        for tool in added:
-            site.remove_tool(tool.name)
-        raise
-    return added
+    return site.add_all(admin_action_tools(model_admin, actions, **options))
 
 
 __all__ = ["AdminActionTool", "CollectedMessages", "McpActionsMixin", "admin_action_tools", "register_admin_actions"]

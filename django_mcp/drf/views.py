@@ -246,15 +246,7 @@ def register_view(view: Any, actions: Any = None, *, site: Any = None, **options
         from ..sites import get_default_site
 
         site = get_default_site()
-    added: list[ViewTool] = []
-    try:
-        for made in view_tools(view, actions, **options):
-            added.append(site.add(made))
-    except Exception:
-        for tool in added:
-            site.remove_tool(tool.name)
-        raise
-    return added
+    return site.add_all(view_tools(view, actions, **options))
 
 
 __all__ = ["McpUserAuthentication", "ViewAction", "ViewTool", "default_prefix", "register_view", "resolve_actions",
