@@ -10,7 +10,8 @@ Mounting the MCP endpoint inside a project's ASGI application::
 
 Requests to ``/mcp`` (the ``MCP_PATH`` setting) go to :class:`McpHttpConsumer`, and the
 2024-11-05 HTTP+SSE pair ``/sse`` + ``/messages/`` (``SSE_PATH``, ``SSE_MESSAGES_PATH``) to its two
-consumers; everything else goes to Django. Projects with their own router can route the consumers
+consumers, ``/healthz`` and ``/readyz`` (``HEALTH_PATH``, ``READINESS_PATH``) to the liveness and
+readiness checks (:mod:`django_mcp.transports.health`); everything else goes to Django. Projects with their own router can route the consumers
 themselves: ``McpHttpConsumer.as_asgi()``, ``LegacySseStreamConsumer.as_asgi(messages_path=...)``
 and ``LegacySseMessagesConsumer.as_asgi()``.
 
@@ -29,6 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .conf import mcp_settings
+from .transports.health import health_app
 from .transports.http import McpHttpConsumer
 from .transports.http_sse import LegacySseMessagesConsumer, LegacySseStreamConsumer
 
@@ -58,13 +60,16 @@ def application(django_asgi_app: Any, *, site: Any = None, path: str | None = No
         "mcp": McpHttpConsumer.as_asgi(**options),
         "sse": LegacySseStreamConsumer.as_asgi(**options),
         "messages": LegacySseMessagesConsumer.as_asgi(**options),
+        "health": health_app("liveness"),
+        "ready": health_app("readiness"),
     }
 
     def route(request_path: str) -> Any:
         # Settings are read per request, so tests and projects may change them at run time.
         wanted = request_path.rstrip("/") or "/"
         for name, configured in (("mcp", path if path is not None else mcp_settings.MCP_PATH),
-                                 ("sse", mcp_settings.SSE_PATH), ("messages", mcp_settings.SSE_MESSAGES_PATH)):
+                                 ("sse", mcp_settings.SSE_PATH), ("messages", mcp_settings.SSE_MESSAGES_PATH),
+                                 ("health", mcp_settings.HEALTH_PATH), ("ready", mcp_settings.READINESS_PATH)):
             if _normalized(configured) == wanted:
                 return consumers[name]
         return None

@@ -66,6 +66,10 @@ DEFAULTS: dict[str, Any] = {
     "EVENT_RETENTION_SECONDS": 3600,
     # The reconnection delay announced to clients on resumable streams (SSE `retry:`).
     "SSE_RETRY_MILLISECONDS": 1000,
+    # Liveness and readiness endpoints of django_mcp.asgi.application (transports/health.py) for
+    # load balancers and probes; None leaves one out.
+    "HEALTH_PATH": "healthz",
+    "READINESS_PATH": "readyz",
     # The site the endpoints serve and the decorators fill: an McpSite instance, or a subclass
     # (instantiated once).
     "SITE": "django_mcp.sites.McpSite",
