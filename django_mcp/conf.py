@@ -13,6 +13,7 @@ Values are read lazily, fall back to :data:`DEFAULTS`, and are re-read when a te
 settings (``setting_changed``), in the manner of DRF's ``api_settings``.
 """
 
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -228,3 +229,23 @@ def _reload(*, setting: str, **kwargs: Any) -> None:
 
 
 setting_changed.connect(_reload)
+
+
+def follow_setting(name: str, switch: Callable[[bool], None], uid: str) -> None:
+    """
+    Call ``switch(bool(DJANGO_MCP[name]))`` now and again whenever ``DJANGO_MCP`` changes: how a
+    feature app puts itself on the request path while its setting is on and takes itself off
+    while it is off. ``uid`` names the ``setting_changed`` receiver, so following twice is once.
+    """
+
+    def follow(**kwargs: Any) -> None:
+        if kwargs.get("setting", "DJANGO_MCP") != "DJANGO_MCP":
+            return
+        try:
+            value = getattr(mcp_settings, name)
+        except (AttributeError, TypeError):  # DJANGO_MCP is not a dict: the system check E002 says so
+            return
+        switch(bool(value))
+
+    follow()
+    setting_changed.connect(follow, weak=False, dispatch_uid=uid)

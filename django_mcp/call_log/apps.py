@@ -10,12 +10,10 @@ class CallLogConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from django.core.signals import setting_changed
-
+        from ..conf import follow_setting
         from ..signals import clearing_expired
-        from .log import apply_call_log_setting, prune_call_log
+        from .log import prune_call_log, switch_call_log
 
         # The receiver of tool_called while CALL_LOG is on; off, a call does no work for the log.
-        apply_call_log_setting()
-        setting_changed.connect(apply_call_log_setting, dispatch_uid="django_mcp_call_log_setting")
+        follow_setting("CALL_LOG", switch_call_log, uid="django_mcp_call_log_setting")
         clearing_expired.connect(prune_call_log, dispatch_uid="django_mcp_call_log")

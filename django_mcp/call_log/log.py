@@ -73,21 +73,15 @@ def record_call(sender: Any, call: ToolCall, outcome: str, message: str, duratio
                     outcome, message, duration_ms)
 
 
-def apply_call_log_setting(**kwargs: Any) -> None:
+def switch_call_log(on: bool) -> None:
     """
     Connect :func:`record_call` to :data:`~django_mcp.signals.tool_called` while
-    ``DJANGO_MCP["CALL_LOG"]`` is on, and disconnect it while it is off (``apps.ready`` and every
-    ``setting_changed``).
+    ``DJANGO_MCP["CALL_LOG"]`` is on, and disconnect it while it is off (followed by
+    ``apps.ready``: :func:`~django_mcp.conf.follow_setting`).
     """
-    if kwargs.get("setting", "DJANGO_MCP") != "DJANGO_MCP":
-        return
     from ..signals import tool_called
 
-    try:
-        enabled = mcp_settings.CALL_LOG
-    except (AttributeError, TypeError):  # DJANGO_MCP is not a dict: the system check E002 says so
-        return
-    if enabled:
+    if on:
         tool_called.connect(record_call, dispatch_uid="django_mcp_call_log")
     else:
         tool_called.disconnect(record_call, dispatch_uid="django_mcp_call_log")

@@ -10,13 +10,11 @@ class ToolAdminConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from django.core.signals import setting_changed
-
-        from .policies import apply_tool_admin_setting
+        from ..conf import follow_setting
+        from .policies import switch_tool_admin
         from .signals import connect
 
         connect()  # list_changed when rows, permissions or memberships change
         # The hook (hidden tools, overrides, rate limits) on every site while TOOL_ADMIN is on;
         # off, a call does no work for the tool admin at all.
-        apply_tool_admin_setting()
-        setting_changed.connect(apply_tool_admin_setting, dispatch_uid="django_mcp_tool_admin_setting")
+        follow_setting("TOOL_ADMIN", switch_tool_admin, uid="django_mcp_tool_admin_setting")

@@ -209,18 +209,12 @@ class ToolPolicies:
 policies = ToolPolicies()
 
 
-def apply_tool_admin_setting(**kwargs: Any) -> None:
+def switch_tool_admin(on: bool) -> None:
     """
     Install :data:`tool_admin_hook` for every site while ``DJANGO_MCP["TOOL_ADMIN"]`` is on, and
-    uninstall it while it is off (``apps.ready`` and every ``setting_changed``).
+    uninstall it while it is off (followed by ``apps.ready``: :func:`~django_mcp.conf.follow_setting`).
     """
-    if kwargs.get("setting", "DJANGO_MCP") != "DJANGO_MCP":
-        return
-    try:
-        enabled = mcp_settings.TOOL_ADMIN
-    except (AttributeError, TypeError):  # DJANGO_MCP is not a dict: the system check E002 says so
-        return
-    if enabled:
+    if on:
         register_hook(tool_admin_hook)
     else:
         unregister_hook(tool_admin_hook)
@@ -260,5 +254,5 @@ class ToolAdminHook(Hook):
         return await call_next(call)
 
 
-#: The hook :func:`apply_tool_admin_setting` installs.
+#: The hook :func:`switch_tool_admin` installs.
 tool_admin_hook = ToolAdminHook()

@@ -74,7 +74,7 @@ UNSET = ("MCP_TEST_TOOL_ADMIN", "MCP_TEST_CALL_LOG", "MCP_TEST_OAUTH", "MCP_TEST
 def unavailable(reason: str) -> None:
     if in_ci():
         pytest.fail(f"CI=true but the old layout cannot be exported: {reason}", pytrace=False)
-    pytest.skip(reason)
+    pytest.skip(reason=reason)
 
 
 def export_old_layout(destination: Path) -> None:
@@ -132,7 +132,7 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[st
         reason = "needs PostgreSQL on 127.0.0.1:5432 (trust auth, user postgres) for the PostgreSQL upgrade leg"
         if in_ci():
             pytest.fail(f"CI=true but PostgreSQL is down: {reason}", pytrace=False)
-        pytest.skip(reason)
+        pytest.skip(reason=reason)
     import psycopg
     from psycopg import sql
 
