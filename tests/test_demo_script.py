@@ -80,6 +80,13 @@ def test_the_demo_serves_the_admins_static_files(oauth_demo: Demo) -> None:
     assert "served by the server itself" in oauth_demo.output.read_text()
 
 
+def test_the_demo_names_its_health_checks_and_feature_apps(oauth_demo: Demo) -> None:
+    banner = oauth_demo.output.read_text()
+    assert f"{oauth_demo.url}/readyz" in banner and "tool_admin, call_log, query_tools" in banner
+    ready = httpx2.get(oauth_demo.url + "/readyz")
+    assert ready.status_code == 200 and ready.json()["status"] == "ready"
+
+
 def test_the_sdk_signs_in_to_the_demo_as_the_reader(oauth_demo: Demo) -> None:
     user = ScriptedUser(oauth_demo.url, "reader", "reader-pass-1")
 
