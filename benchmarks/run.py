@@ -43,7 +43,12 @@ MODERN_ASYNC = "django_mcp 2026-07-28, async tool"
 LEGACY = "django_mcp 2025-11-25 session"
 LEGACY_ASYNC = "django_mcp 2025-11-25, async tool"
 SDK_LEGACY = "MCP SDK peer 2025-11-25 session"
-OURS = (MODERN, MODERN_ASYNC, LEGACY, LEGACY_ASYNC)
+MODERN_METRICS = "django_mcp 2026-07-28, async, metrics"
+LEGACY_METRICS = "django_mcp 2025-11-25, async, metrics"
+OURS = (MODERN, MODERN_ASYNC, LEGACY, LEGACY_ASYNC, MODERN_METRICS, LEGACY_METRICS)
+# The same async call on a second server with the optional metrics app (django_mcp.metrics)
+# installed: what the metrics cost a request, against the twin without them.
+METRICS_TWINS = {MODERN_METRICS: MODERN_ASYNC, LEGACY_METRICS: LEGACY_ASYNC}
 # The goals (issue "Legacy sessions at stateless speed"), for the async tool, where what is measured
 # is the framework's own cost: mode -> least req/s ratio to the bare consumer (at c=1, at higher c).
 GOALS = {MODERN_ASYNC: (0.85, 0.8), LEGACY_ASYNC: (0.7, 0.7)}
@@ -140,7 +145,17 @@ def start_throughput_servers(kinds: list[str], django_env: dict, baseline_env: d
                 print(f"  ! {mode} on {kind}: wrong answer before timing, left out: {problem}")
                 continue
             modes[(kind, mode)] = (server, spec)
-        print(f"  started {ours} and {bare}; legacy session {session_id}")
+        metered = Server(kind, "tests.asgi:application", "django_mcp+metrics",
+                         {**django_env, "MCP_TEST_WITHOUT_METRICS": "0"}).start()
+        metered_session = workload.new_session(metered.port)
+        for mode, spec in ((MODERN_METRICS, workload.modern_call("echo_async")),
+                           (LEGACY_METRICS, workload.legacy_call(metered_session, numbered=True, tool="echo_async"))):
+            problem = workload.check(metered.port, spec)
+            if problem:
+                print(f"  ! {mode} on {kind}: wrong answer before timing, left out: {problem}")
+                continue
+            modes[(kind, mode)] = (metered, spec)
+        print(f"  started {ours}, {metered} and {bare}; legacy sessions {session_id}, {metered_session}")
         if kind == "uvicorn" and sdk_version():
             start_peer(kind, modes)
     return modes
@@ -246,6 +261,19 @@ def print_throughput(results: dict, kinds: list[str], levels: list[int], repeat:
                 twin_rps = median_of(results[(kind, twin, top)], lambda r: r.rps)
                 ratio = median_of(results[(kind, sync, top)], lambda r: r.rps) / twin_rps if twin_rps else 0.0
                 print(f"  {kind:8}{sync:33} c={top:<3} {ratio:5.2f}x  {'ok' if ratio >= SYNC_GOAL else 'BELOW GOAL'}")
+    print("Metrics: the async call with django_mcp.metrics installed against the same server without it "
+          "(req/s ratio; server CPU per request, with minus without)")
+    for kind in kinds:
+        for conns in levels:
+            for metered, twin in METRICS_TWINS.items():
+                with_runs, without_runs = results.get((kind, metered, conns)), results.get((kind, twin, conns))
+                if not with_runs or not without_runs:
+                    continue
+                without_rps = median_of(without_runs, lambda r: r.rps)
+                ratio = median_of(with_runs, lambda r: r.rps) / without_rps if without_rps else 0.0
+                extra = (median_of(with_runs, lambda r: r.cpu_us_per_request)
+                         - median_of(without_runs, lambda r: r.cpu_us_per_request))
+                print(f"  {kind:8}{metered:33} c={conns:<3} {ratio:5.2f}x req/s  {extra:+6.1f} us CPU/request")
     if peer_summary:
         print(f"Peer: django_mcp's legacy session / {SDK_LEGACY} (MCP SDK {sdk_version()}, its sync tool run "
               "in a worker thread by anyio.to_thread), req/s")
@@ -304,7 +332,9 @@ def main() -> int:
           + f", python {sys.version.split()[0]}")
 
     workdir = Path(tempfile.mkdtemp(prefix="django-mcp-bench-"))
-    django_env = {"MCP_TEST_SQLITE": str(workdir / "bench.sqlite3")}
+    # django_mcp as a project installs it by default: without the optional metrics app (the
+    # "metrics" modes add it on a server of their own).
+    django_env = {"MCP_TEST_SQLITE": str(workdir / "bench.sqlite3"), "MCP_TEST_WITHOUT_METRICS": "1"}
     print(f"  migrating a fresh SQLite database: {django_env['MCP_TEST_SQLITE']}")
     migrate(django_env)
     # The baseline runs on its own minimal settings (see baseline_asgi.py); the first django_mcp

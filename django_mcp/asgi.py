@@ -11,9 +11,10 @@ Mounting the MCP endpoint inside a project's ASGI application::
 Requests to ``/mcp`` (the ``MCP_PATH`` setting) go to :class:`McpHttpConsumer`, and the
 2024-11-05 HTTP+SSE pair ``/sse`` + ``/messages/`` (``SSE_PATH``, ``SSE_MESSAGES_PATH``) to its two
 consumers, ``/healthz`` and ``/readyz`` (``HEALTH_PATH``, ``READINESS_PATH``) to the liveness and
-readiness checks (:mod:`django_mcp.transports.health`); everything else goes to Django. Projects with their own router can route the consumers
-themselves: ``McpHttpConsumer.as_asgi()``, ``LegacySseStreamConsumer.as_asgi(messages_path=...)``
-and ``LegacySseMessagesConsumer.as_asgi()``.
+readiness checks (:mod:`django_mcp.transports.health`), paths feature apps add
+(:mod:`django_mcp.endpoints`, e.g. ``/metrics``) to theirs; everything else goes to Django.
+Projects with their own router can route the consumers themselves: ``McpHttpConsumer.as_asgi()``,
+``LegacySseStreamConsumer.as_asgi(messages_path=...)`` and ``LegacySseMessagesConsumer.as_asgi()``.
 
 Static files: daphne and uvicorn serve none by themselves, so ``application()`` serves them the way
 ``manage.py runserver`` does. With ``DEBUG`` on, ``django.contrib.staticfiles`` installed and a local
@@ -30,6 +31,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .conf import mcp_settings
+from .endpoints import added_endpoints
 from .transports.health import health_app
 from .transports.http import McpHttpConsumer
 from .transports.http_sse import LegacySseMessagesConsumer, LegacySseStreamConsumer
@@ -72,6 +74,9 @@ def application(django_asgi_app: Any, *, site: Any = None, path: str | None = No
                                  ("health", mcp_settings.HEALTH_PATH), ("ready", mcp_settings.READINESS_PATH)):
             if _normalized(configured) == wanted:
                 return consumers[name]
+        for endpoint in added_endpoints():  # the feature apps' (metrics)
+            if _normalized(endpoint.path()) == wanted:
+                return endpoint.app
         return None
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> Any:

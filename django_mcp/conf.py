@@ -23,15 +23,20 @@ from django.utils.module_loading import import_string
 
 
 DEFAULTS: dict[str, Any] = {
-    # Identity reported in serverInfo.
+    # The server's name in serverInfo (initialize, server/discover and every 2026-07-28 result).
     "SERVER_NAME": "django-mcp",
+    # A human-readable title in serverInfo (2025-06-18 and later); None leaves it out.
     "SERVER_TITLE": None,
-    "SERVER_VERSION": None,  # None: the installed django_mcp version
+    # The version in serverInfo; None: the installed django_mcp version.
+    "SERVER_VERSION": None,
+    # Instructions for the model about using this server, in the initialize and server/discover
+    # results; None sends none.
     "INSTRUCTIONS": None,
     # Where the Streamable HTTP endpoint lives (no leading or trailing slash).
     "MCP_PATH": "mcp",
-    # The 2024-11-05 HTTP+SSE transport's two endpoints; None leaves them out.
+    # The 2024-11-05 HTTP+SSE transport's stream endpoint (GET); None leaves the transport out.
     "SSE_PATH": "sse",
+    # The 2024-11-05 HTTP+SSE transport's endpoint for the client's messages (POST); None leaves it out.
     "SSE_MESSAGES_PATH": "messages/",
     # Exact origins (scheme, host, port) allowed besides the server's own; hosts come from
     # Django's ALLOWED_HOSTS. "*" and patterns never make an origin trusted.
@@ -67,9 +72,11 @@ DEFAULTS: dict[str, Any] = {
     "EVENT_RETENTION_SECONDS": 3600,
     # The reconnection delay announced to clients on resumable streams (SSE `retry:`).
     "SSE_RETRY_MILLISECONDS": 1000,
-    # Liveness and readiness endpoints of django_mcp.asgi.application (transports/health.py) for
-    # load balancers and probes; None leaves one out.
+    # The liveness endpoint of django_mcp.asgi.application (transports/health.py): 200 while the
+    # worker's event loop answers, for load balancers and probes; None leaves it out.
     "HEALTH_PATH": "healthz",
+    # The readiness endpoint: 200 when the databases and the channel layer answer, else 503;
+    # None leaves it out.
     "READINESS_PATH": "readyz",
     # The site the endpoints serve and the decorators fill: an McpSite instance, or a subclass
     # (instantiated once).
@@ -150,6 +157,17 @@ DEFAULTS: dict[str, Any] = {
     "CORS_ALLOWED_ORIGINS": None,
     # Seconds a browser may cache a preflight answer.
     "CORS_MAX_AGE": 7200,
+    # The request log (request_log.py): one INFO line per MCP request on the logger
+    # "django_mcp.requests". The arguments of tools/call and prompts/get are left out unless this
+    # is True; then they are logged redacted (REQUEST_LOG_REDACT) and cut at 1,000 characters.
+    "REQUEST_LOG_ARGUMENTS": False,
+    # Argument names whose values the request log replaces with "[redacted]", at any depth.
+    "REQUEST_LOG_REDACT": ["password", "passwd", "secret", "token", "api_key", "apikey", "authorization"],
+    # Where django_mcp.asgi.application serves the Prometheus metrics of the worker that answers
+    # (the feature app django_mcp.metrics); None serves none.
+    "METRICS_PATH": "metrics",
+    # When set, the metrics endpoint answers only requests with "Authorization: Bearer <this>".
+    "METRICS_BEARER_TOKEN": None,
 }
 
 #: Settings that only a feature app reads, and that app: set while the app is not installed, they
@@ -162,6 +180,8 @@ FEATURE_SETTINGS = {
     "CALL_LOG_RETENTION_DAYS": "django_mcp.call_log",
     "OAUTH_ACCEPT_UNBOUND_TOKENS": "django_mcp.oauth",
     "OAUTH_ALLOWED_REDIRECT_HOSTS": "django_mcp.oauth",
+    "METRICS_PATH": "django_mcp.metrics",
+    "METRICS_BEARER_TOKEN": "django_mcp.metrics",
 }
 
 IMPORT_STRINGS = {"SESSION_STORE", "EVENT_STORE", "SITE", "MODEL_OPTIONS_CLASS", "DEFAULT_AUTHENTICATION_CLASSES",

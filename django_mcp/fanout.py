@@ -22,6 +22,8 @@ from typing import Any
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
+from .signals import channel_layer_failed
+
 
 logger = logging.getLogger("django_mcp.fanout")
 
@@ -118,10 +120,17 @@ async def layer_call(operation: Callable[..., Awaitable[Any]], *args: Any) -> An
                 return await operation(*args)
             except ChannelFull:
                 raise  # not a transient fault: the caller decides whether to wait (send_to_channel)
-            except Exception:
+            except Exception as exc:
                 if attempt == LAYER_ATTEMPTS - 1:
+                    layer_failed(getattr(operation, "__name__", "call"), exc)
                     raise
         await asyncio.sleep(0.05 * (attempt + 1))
+
+
+def layer_failed(operation: str, exc: BaseException) -> None:
+    """Tell observers (:data:`~django_mcp.signals.channel_layer_failed`) that a layer operation gave up."""
+    if channel_layer_failed.receivers:
+        channel_layer_failed.send_robust(sender=None, operation=operation, exception=exc)
 
 
 async def send_to_channel(channel: str, event: dict[str, Any], *, patience: float = 30.0) -> bool:

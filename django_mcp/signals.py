@@ -19,3 +19,36 @@ tool_called = Signal(use_caching=True)  # sent on every call: each site's receiv
 #: with ``sender`` the command's class. A receiver removes what its app keeps too long and returns
 #: a sentence for the command's output (``"12 old tool calls"``), or None.
 clearing_expired = Signal()
+
+#: Sent after every JSON-RPC request a transport served (any revision, any transport), with
+#: ``sender`` the site and the keyword arguments ``ctx`` (the
+#: :class:`~django_mcp.protocol.context.RequestContext`), ``message`` (the request), ``outcome``
+#: (see :func:`django_mcp.request_log.outcome_of`), ``error_code`` (the JSON-RPC error code, or
+#: None) and ``duration_ms``. Sent only while it has receivers or the request log is on, so a
+#: project that observes nothing pays one test per request.
+request_served = Signal(use_caching=True)
+
+#: Sent when an HTTP request is refused before it reaches the dispatcher (a foreign Host, a
+#: malformed body, an unknown session, a refused credential, a body over the size limit…), with
+#: ``sender`` the consumer's class and the keyword arguments ``status`` (the HTTP status),
+#: ``error_code`` (the JSON-RPC code in the body) and ``transport``.
+request_refused = Signal()
+
+#: Sent when a presented credential is refused, or a request without one meets
+#: ``REQUIRE_AUTHENTICATION``, with ``sender`` the consumer's class and the keyword arguments
+#: ``transport`` and ``reason`` (``"not_authenticated"`` or ``"invalid_credential"``). The
+#: credential itself is never passed on.
+authentication_failed = Signal()
+
+#: Sent when a legacy session starts over HTTP (``initialize``, or an HTTP+SSE stream opening),
+#: with ``sender`` None and the keyword arguments ``transport`` and ``protocol_version``.
+session_started = Signal()
+
+#: Sent when a legacy session is ended on purpose — the client's ``DELETE``, an HTTP+SSE stream
+#: closing, staff deleting it — with ``sender`` None and the keyword argument ``session_id``.
+#: Sessions that expire unused are removed by ``mcp_clearsessions`` without it.
+session_ended = Signal()
+
+#: Sent when a channel-layer operation failed for good (after its retries), with ``sender`` None
+#: and the keyword arguments ``operation`` (``"group_send"``, ``"receive"``…) and ``exception``.
+channel_layer_failed = Signal()

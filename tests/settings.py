@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "django_mcp.call_log",
     "django_mcp.query_tools",
     "django_mcp.oauth",
+    "django_mcp.metrics",
     "tests.conformance_app",
     "tests.testapp",
     "tests.catalogue",
@@ -78,6 +79,11 @@ if os.environ.get("MCP_TEST_WITHOUT_TOOL_ADMIN") == "1":
     # benchmarks/tool_admin.py's "core" variant: the tool admin, call log and query tools not installed.
     INSTALLED_APPS = [app for app in INSTALLED_APPS
                       if app not in {"django_mcp.tool_admin", "django_mcp.call_log", "django_mcp.query_tools"}]
+
+if os.environ.get("MCP_TEST_WITHOUT_METRICS") == "1":
+    # benchmarks/run.py measures django_mcp as a project installs it by default, without the
+    # optional metrics app, beside a server with it.
+    INSTALLED_APPS = [app for app in INSTALLED_APPS if app != "django_mcp.metrics"]
 
 if os.environ.get("MCP_TEST_DATABASE") == "postgres":
     DATABASES = {

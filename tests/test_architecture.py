@@ -197,6 +197,22 @@ def test_import_contracts_are_kept() -> None:
         assert f"{contract['name']} KEPT" in result.stdout, report(result)
 
 
+def test_every_module_is_core_or_a_feature_app(graph: grimp.ImportGraph) -> None:
+    """
+    A new module must be placed: in the core's list of the contract that keeps feature apps out
+    of it, or in a feature app that the independence contract names. A module in neither would be
+    free to import any feature app unnoticed.
+    """
+    by_id = {contract["id"]: contract for contract in contracts()}
+    core = by_id["core-imports-no-feature"]["source_modules"]
+    features = by_id["feature-apps-independent"]["modules"]
+    placed = [*core, *features]
+    unplaced = sorted(module for module in graph.modules if module != PACKAGE and not any(
+        module == owner or module.startswith(owner + ".") for owner in placed))
+    assert not unplaced, ("Modules neither in the core's list (contract core-imports-no-feature) nor in a feature "
+                          f"app (contract feature-apps-independent), pyproject.toml: {unplaced}")
+
+
 def test_no_module_outside_the_known_cycles_is_in_one(graph: grimp.ImportGraph) -> None:
     problems = new_cycle_problems(graph, KNOWN_CYCLE_MODULES)
     assert not problems, "\n\n".join(problems)

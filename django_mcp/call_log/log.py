@@ -18,6 +18,7 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..conf import mcp_settings
+from ..redaction import redact, redacted_names
 from ..threads import in_thread
 
 
@@ -28,34 +29,20 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("django_mcp.tools")
 
-REDACTED = "[redacted]"
 FLUSH_SECONDS = 0.25
 BATCH_SIZE = 200
 ROWS_PER_STATEMENT = 1000
-_cached: dict[str, Any] = {}
 
 
 def _redacted_names() -> frozenset[str]:
     """``CALL_LOG_REDACT`` as a lower-case set, made again only when the setting changes."""
-    configured = mcp_settings.CALL_LOG_REDACT  # a new list object after a settings reload
-    if _cached.get("redact_source") is not configured:
-        _cached["redact_source"], _cached["redact"] = configured, frozenset(name.lower() for name in configured)
-    return _cached["redact"]
+    return redacted_names(mcp_settings.CALL_LOG_REDACT)
 
 
 def _user_model() -> Any:
     from django.contrib.auth import get_user_model
 
     return get_user_model()
-
-
-def redact(value: Any, names: frozenset[str]) -> Any:
-    """``value`` with the values of keys in ``names`` (case-insensitive) replaced, at any depth."""
-    if isinstance(value, dict):
-        return {key: REDACTED if str(key).lower() in names else redact(item, names) for key, item in value.items()}
-    if isinstance(value, list):
-        return [redact(item, names) for item in value]
-    return value
 
 
 def client_name(auth: Any) -> str:

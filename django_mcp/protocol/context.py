@@ -61,7 +61,8 @@ class RequestContext:
     listen: Listen | None = None
     close_stream: Callable[[], Awaitable[None]] | None = None
     input_answers: dict[str, Any] = field(default_factory=dict)
-    transport: str = "http"
+    #: How the request came: ``"streamable-http"``, ``"http-sse"`` (2024-11-05) or ``"stdio"``.
+    transport: str = "streamable-http"
     # Permission decisions already taken in this request, by (kind, key): a 2026-07-28 tools/call
     # asks once for its mirrored headers and once to run, and the answer cannot change between.
     decisions: dict[tuple[str, str], bool] = field(default_factory=dict)

@@ -11,7 +11,7 @@ from typing import Any
 from channels.consumer import get_handler_name
 from channels.exceptions import StopConsumer
 
-from ..fanout import EVENT_TYPES, layer_call
+from ..fanout import EVENT_TYPES, layer_call, layer_failed
 
 
 logger = logging.getLogger("django_mcp.transports")
@@ -68,11 +68,12 @@ class ChannelMembershipMixin:
                 event = await self.channel_layer.receive(channel)
             except asyncio.CancelledError:
                 raise
-            except Exception:
+            except Exception as exc:
                 # The layer is away (Redis down). Retry for a while; then end the response, so a
                 # stream's client reconnects instead of listening to a channel nobody can reach.
                 failures += 1
                 if failures > READER_ATTEMPTS:
+                    layer_failed("receive", exc)
                     logger.warning("Channel layer unreachable; ending the stream so its client reconnects",
                                    exc_info=True)
                     if self.sse_started:

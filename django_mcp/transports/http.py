@@ -31,6 +31,7 @@ from .resumable import ResumableStreamMixin
 from .refusals import MethodNotAllowed, NotAcceptable, UnsupportedMediaType
 from .security import accepts, media_types
 from .status import status_for_error
+from .stream_counts import count_streams
 from .visibility import may_deliver
 from .requests import serve_request
 
@@ -38,6 +39,10 @@ from .requests import serve_request
 logger = logging.getLogger("django_mcp.transports")
 
 ALLOW = [(b"allow", b"GET, POST, DELETE")]
+
+# subscriptions/listen streams open on this worker (stream_counts.py).
+_listening = [0]
+count_streams("listen", lambda: _listening[0])
 
 # One dispatcher per site, rebuilt when settings change (tests override them).
 _dispatchers: dict[int, Dispatcher] = {}
@@ -164,7 +169,8 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
             envelope = read_envelope(message.get("params"))
             mirrored_headers.validate(self.headers, message, envelope.protocol_version)
             ctx = RequestContext.for_modern(envelope, message, user=self.user, auth=self.auth,
-                                            send_message=self.stream_message, listen=self.listen)
+                                            send_message=self.stream_message, listen=self.listen,
+                                            transport=self.transport)
             if message["method"] == "subscriptions/listen":
                 check_listen_size(message.get("params"))
             if message["method"] == "tools/call":
@@ -192,8 +198,12 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
         return self._listen_iterator()
 
     async def _listen_iterator(self) -> Any:
-        while (message := await self.listen_queue.get()) is not None:
-            yield message
+        _listening[0] += 1
+        try:
+            while (message := await self.listen_queue.get()) is not None:
+                yield message
+        finally:
+            _listening[0] -= 1
 
     def queue_for_listener(self, message: dict[str, Any]) -> None:
         """

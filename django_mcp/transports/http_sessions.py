@@ -190,7 +190,8 @@ class LegacySessionMixin(RequestTrackingMixin):
         return RequestContext.for_legacy(session, message, user=self.user, auth=self.auth,
                                          send_message=self.stream_message,
                                          send_request=self.send_client_request,
-                                         close_stream=self.close_stream if self.resumable else None)
+                                         close_stream=self.close_stream if self.resumable else None,
+                                         transport=self.transport)
 
     def start_request(self, session: LiveSession, message: dict[str, Any]) -> asyncio.Future[Any]:
         """Run one request of a batch; the batch's responder sends every answer together."""

@@ -32,6 +32,7 @@ from .live_sessions import LiveSession, end_session, load_live_session
 from .refusals import LimitExceeded, MethodNotAllowed, NotAcceptable, Refusal, SessionNotFound
 from .session_cache import announce_change
 from .session_limits import check_client_state, open_session
+from .stream_counts import count_streams
 from .requests import serve_request
 from .visibility import may_deliver
 
@@ -39,6 +40,7 @@ from .visibility import may_deliver
 # Session id → the stream consumer holding that session's stream on this worker: a POST served
 # here hands its answers straight to it, without the channel layer.
 local_streams: "weakref.WeakValueDictionary[str, LegacySseStreamConsumer]" = weakref.WeakValueDictionary()
+count_streams("sse", lambda: len(local_streams))
 
 
 class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):

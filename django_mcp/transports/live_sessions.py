@@ -15,6 +15,7 @@ from django.db import DatabaseError
 from ..conf import mcp_settings
 from ..fanout import SUBSCRIBE, announce_session_end, publish_to_session
 from ..protocol.errors import InvalidParams
+from ..signals import session_ended
 from ..stores.pending_rows import RESCUE_AFTER
 from ..stores.sessions import SessionState, TooManySubscriptions, get_session_store
 from .session_cache import announce_change, session_cache
@@ -27,6 +28,8 @@ async def end_session(session: LiveSession) -> None:
     await get_session_store().delete(session.id, issued_at=session.issued_at)
     await announce_change(session.id)
     await announce_session_end(session.id)
+    if session_ended.receivers:
+        session_ended.send_robust(sender=None, session_id=session.id)
 
 
 async def end_stored_session(key: str, created_at: datetime) -> None:
@@ -38,6 +41,8 @@ async def end_stored_session(key: str, created_at: datetime) -> None:
     await get_session_store().delete(key, issued_at=int(created_at.timestamp()))
     await announce_change(key)
     await announce_session_end(key)
+    if session_ended.receivers:
+        session_ended.send_robust(sender=None, session_id=key)
 
 
 class LiveSession:

@@ -13,15 +13,24 @@ from asgiref.sync import SyncToAsync, ThreadSensitiveContext
 
 from ..protocol.context import RequestContext
 from ..protocol.dispatcher import Dispatcher
+from ..request_log import request_done, started
 
 
 async def serve_request(dispatcher: Dispatcher, message: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
-    """The dispatcher's answer to one request, its sync work on a thread of its own."""
+    """
+    The dispatcher's answer to one request, its sync work on a thread of its own; the request log
+    and the observers of ``request_served`` hear of it (:mod:`django_mcp.request_log`).
+    """
     sensitive = enter_thread_sensitive_context()
+    since = started()
+    response = None
     try:
-        return await dispatcher.handle_request(message, ctx)
+        response = await dispatcher.handle_request(message, ctx)
+        return response
     finally:
         release_handle(ctx)
+        if since is not None:
+            request_done(dispatcher.backend, message, ctx, response, since)
         if sensitive is not None:
             await leave_thread_sensitive_context(sensitive)
 

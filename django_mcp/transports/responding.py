@@ -9,6 +9,7 @@ from typing import Any
 
 from ..conf import mcp_settings
 from ..protocol import jsonrpc
+from ..signals import request_refused
 from . import constants, sse
 
 
@@ -56,7 +57,11 @@ class RespondingMixin:
     async def send_error(self, status: int, request_id: Any, error: Any,
                          headers: list[tuple[bytes, bytes]] | None = None) -> None:
         """An HTTP error whose body is a JSON-RPC error (id null when the request was unreadable)."""
-        await self.send_json(status, jsonrpc.error_response(request_id, error), headers)
+        body = jsonrpc.error_response(request_id, error)
+        if request_refused.receivers:
+            request_refused.send_robust(sender=type(self), status=status, error_code=body["error"].get("code"),
+                                        transport=getattr(self, "transport", "http"))
+        await self.send_json(status, body, headers)
 
     async def start_sse(self, headers: list[tuple[bytes, bytes]] | None = None) -> None:
         """Begin an SSE response and its keep-alive comments."""

@@ -12,13 +12,16 @@ from typing import Any
 from ..conf import mcp_settings
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidParams, McpError
+from ..signals import session_started
 from ..stores.sessions import SessionState, TooManySessions, get_session_store, user_key
 from ..stores.sweep import sweep_now_and_then
 from .refusals import LimitExceeded
+from .stream_counts import count_streams
 
 
 # Session id → open GET streams of it on this worker.
 open_streams: Counter[str] = Counter()
+count_streams("session", lambda: sum(open_streams.values()))
 
 
 def client_address(scope: dict[str, Any]) -> str | None:
@@ -45,13 +48,16 @@ async def open_session(scope: dict[str, Any], user: Any, *, transport: str, prot
     sweep_now_and_then()
     limit = mcp_settings.MAX_SESSIONS_PER_USER
     try:
-        return await get_session_store().create(
+        state = await get_session_store().create(
             protocol_version=protocol_version, client_capabilities=client_capabilities, client_info=client_info,
             user_key=user_key(user), transport=transport, client_address=client_address(scope),
             stream_channel=stream_channel, max_per_owner=limit)
     except TooManySessions:
         raise LimitExceeded(f"Too many open sessions: at most {limit} per user; end unused ones with DELETE "
                             "(or let them expire)") from None
+    if session_started.receivers:
+        session_started.send_robust(sender=None, transport=transport, protocol_version=protocol_version)
+    return state
 
 
 def admit_stream(session_id: str) -> None:

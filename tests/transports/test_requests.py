@@ -141,6 +141,7 @@ class ThreadRecordingDispatcher:
     def __init__(self, work=None) -> None:
         self.work = work or (lambda request_id: None)
         self.threads: dict[int, threading.Thread] = {}
+        self.backend = self  # observers of request_served hear of each request with the site as sender
 
     async def handle_request(self, message, ctx):
         def run() -> None:
@@ -195,11 +196,15 @@ async def test_a_request_that_made_no_thread_leaves_its_context_too():
     from django_mcp.transports.requests import serve_request
 
     class Plain:
+        backend = None  # set below: the site observers of request_served hear of
+
         async def handle_request(self, message, ctx):
             assert SyncToAsync.thread_sensitive_context.get(None) is not None
             return {"jsonrpc": "2.0", "id": message["id"], "result": {}}
 
-    await serve_request(Plain(), *bare_request(1))
+    dispatcher = Plain()
+    dispatcher.backend = dispatcher
+    await serve_request(dispatcher, *bare_request(1))
     assert SyncToAsync.thread_sensitive_context.get(None) is None
 
 
