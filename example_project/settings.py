@@ -34,6 +34,8 @@ INSTALLED_APPS = [
     "django_mcp.call_log",
     "django_mcp.query_tools",
     "django_mcp.oauth",
+    # Prometheus metrics of each worker at /metrics (pip install "django-mcpkit[metrics]").
+    "django_mcp.metrics",
     "example_project.library",
 ]
 
@@ -115,6 +117,16 @@ from django_mcp.oauth.provider import oauth2_provider_settings  # noqa: E402
 
 OAUTH2_PROVIDER = oauth2_provider_settings()
 LOGIN_URL = "/accounts/login/"
+
+# The request log: one line per MCP request ("mcp_request method=tools/call target=search_books
+# outcome=ok ...") on the terminal. DEMO_REQUEST_LOG=0 keeps it quiet.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {"django_mcp.requests": {
+        "handlers": ["console"], "level": "WARNING" if os.environ.get("DEMO_REQUEST_LOG") == "0" else "INFO"}},
+}
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

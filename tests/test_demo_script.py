@@ -87,6 +87,18 @@ def test_the_demo_names_its_health_checks_and_feature_apps(oauth_demo: Demo) -> 
     assert ready.status_code == 200 and ready.json()["status"] == "ready"
 
 
+def test_the_demo_serves_metrics_and_logs_each_request(oauth_demo: Demo) -> None:
+    banner = oauth_demo.output.read_text()
+    assert f"{oauth_demo.url}/metrics" in banner and "oauth, metrics" in banner
+    # An unauthenticated call is refused (the demo asks for OAuth): counted and logged nowhere secret.
+    refused = httpx2.post(oauth_demo.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                          headers={"accept": "application/json, text/event-stream"})
+    assert refused.status_code == 401
+    metrics = httpx2.get(oauth_demo.url + "/metrics")
+    assert metrics.status_code == 200
+    assert 'mcp_authentication_failures_total{reason="not_authenticated",transport="streamable-http"}' in metrics.text
+
+
 def test_the_sdk_signs_in_to_the_demo_as_the_reader(oauth_demo: Demo) -> None:
     user = ScriptedUser(oauth_demo.url, "reader", "reader-pass-1")
 
@@ -104,3 +116,6 @@ def test_the_sdk_signs_in_to_the_demo_as_the_reader(oauth_demo: Demo) -> None:
         user.browser.close()
     assert "search_books" in names and "return_book" not in names  # the reader is no librarian
     assert "reader" in user.browser.consent_page
+    # The demo's request log names the call, its caller and its outcome, never the token.
+    lines = [line for line in oauth_demo.output.read_text().splitlines() if "mcp_request method=tools/call" in line]
+    assert any("target=search_books outcome=ok" in line and "user=reader" in line for line in lines), lines
