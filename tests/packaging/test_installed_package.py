@@ -153,6 +153,9 @@ def test_wheel_and_sdist_carry_every_file_of_the_package(built: Built) -> None:
     assert [name for name in REQUIRED_FILES if name not in in_sdist] == []
     assert [name for name in expected if name not in in_sdist] == []
     assert {"LICENSE", "README.md", "pyproject.toml", "PKG-INFO"} <= in_sdist
+    # The guide includes the tested nginx configuration: its page must not point at nothing.
+    assert {"docs/howto/deployment.md", "deploy/nginx.conf"} <= in_sdist
+    assert not [name for name in in_sdist if name.startswith(("deploy/fleet/", "docs/_build/"))]
     # The tests need the whole checkout; a stray handful of them in the sdist would only mislead.
     assert not [name for name in in_sdist if name.startswith("tests/")]
     assert not [name for name in in_sdist if name.endswith((".pyc", ".sqlite3"))]
