@@ -31,7 +31,7 @@ def assistant(value: Any) -> dict[str, Any]:
 
 class Prompt(Primitive):
     """
-    A prompt the user picks (MCP spec 2025-11-25, server/prompts). :meth:`render` returns text (one
+    A prompt the user picks (MCP spec 2025-11-25, server/prompts). ``render`` returns text (one
     user message), a message, or a list of messages and texts; its parameters are the prompt's
     arguments (strings on the wire; a default makes one optional)::
 

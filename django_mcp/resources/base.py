@@ -32,7 +32,7 @@ def _is_contents(item: Any) -> bool:
 
 class Resource(Primitive):
     """
-    A resource at one fixed URI (MCP spec 2025-11-25, server/resources). :meth:`read` returns
+    A resource at one fixed URI (MCP spec 2025-11-25, server/resources). ``read`` returns
     ``str`` (text), ``bytes`` (a blob), JSON-able data, or ready-made contents; raising
     ``LookupError`` or Django's ``ObjectDoesNotExist`` (``Book.objects.get()`` does) means "not
     found"::
@@ -95,7 +95,7 @@ class Resource(Primitive):
                                        annotations=self.get_annotations(ctx), size=self.size)
 
     async def read_contents(self, uri: str, variables: dict[str, str], ctx: RequestContext) -> list[dict[str, Any]]:
-        """Run :meth:`read` and return the ``contents`` of ``uri``; a missing object is ``ResourceNotFound``."""
+        """Run ``read`` and return the ``contents`` of ``uri``; a missing object is ``ResourceNotFound``."""
         try:
             value = await self.callable(variables, ctx)
         except (LookupError, ObjectDoesNotExist):
@@ -123,7 +123,7 @@ class Resource(Primitive):
 class ResourceTemplate(Resource):
     """
     Resources addressed by an RFC 6570 URI template: the template's variables are the keyword
-    arguments of :meth:`read`, and ``complete`` maps a variable to its completer (a list, or
+    arguments of ``read``, and ``complete`` maps a variable to its completer (a list, or
     ``fn(value, context)``) for ``completion/complete``::
 
         class BookById(ResourceTemplate):

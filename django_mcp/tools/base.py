@@ -27,7 +27,7 @@ logger = logging.getLogger("django_mcp.tools")
 class Tool(Primitive):
     """
     A tool the client's model may call (MCP spec 2025-11-25, server/tools). Options are class
-    attributes; :meth:`call` does the work and its parameters are the tool's arguments::
+    attributes; ``call`` does the work and its parameters are the tool's arguments::
 
         class LendBook(Tool):
             annotations = {"destructiveHint": False}
