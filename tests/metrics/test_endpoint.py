@@ -9,13 +9,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from asgiref.testing import ApplicationCommunicator
 from django.core.asgi import get_asgi_application
 from prometheus_client import REGISTRY
 
 import django_mcp.asgi
 from django_mcp.endpoints import added_endpoints
 from django_mcp.fanout import layer_call
+from tests.plain_http import request
 
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,52 +27,39 @@ def app(settings):
     return django_mcp.asgi.application(get_asgi_application())
 
 
-async def request(app, path: str = "/metrics", method: str = "GET",
-                  headers: list[tuple[bytes, bytes]] = ()) -> tuple[int, dict, bytes]:
-    scope = {"type": "http", "http_version": "1.1", "method": method, "scheme": "http", "path": path,
-             "raw_path": path.encode(), "root_path": "", "query_string": b"", "server": ("10.0.0.7", 8000),
-             "client": ("10.0.0.1", 50000), "headers": [(b"host", b"10.0.0.7:8000"), *headers]}
-    communicator = ApplicationCommunicator(app, scope)
-    await communicator.send_input({"type": "http.request", "body": b""})
-    start = await communicator.receive_output(10)
-    body = (await communicator.receive_output(10)).get("body", b"")
-    await communicator.wait(5)
-    return start["status"], dict(start["headers"]), body
-
-
 def test_the_app_adds_its_endpoint() -> None:
     assert [endpoint.name for endpoint in added_endpoints()] == ["metrics"]
 
 
 async def test_metrics_answer_get_and_head_whatever_the_host(app) -> None:
-    status, headers, body = await request(app)
+    status, headers, body = await request(app, "/metrics")
     assert status == 200 and headers[b"content-type"].startswith(b"text/plain; version=0.0.4")
     assert b"# TYPE mcp_requests_total counter" in body and b"mcp_open_streams" in body
-    assert (await request(app, method="HEAD"))[::2] == (200, b"")
-    status, headers, _ = await request(app, method="POST")
+    assert (await request(app, "/metrics", method="HEAD"))[::2] == (200, b"")
+    status, headers, _ = await request(app, "/metrics", method="POST")
     assert status == 405 and headers[b"allow"] == b"GET, HEAD"
 
 
 async def test_openmetrics_for_a_scraper_that_prefers_it(app) -> None:
-    status, headers, body = await request(app, headers=[(b"accept", b"application/openmetrics-text; version=1.0.0")])
+    accept = (b"accept", b"application/openmetrics-text; version=1.0.0")
+    status, headers, body = await request(app, "/metrics", headers=[accept])
     assert status == 200 and headers[b"content-type"].startswith(b"application/openmetrics-text")
     assert body.endswith(b"# EOF\n")
 
 
 async def test_a_bearer_token_guards_the_metrics_when_set(app, settings) -> None:
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "METRICS_BEARER_TOKEN": "s3cret"}
-    status, headers, body = await request(app)
+    status, headers, body = await request(app, "/metrics")
     assert status == 401 and headers[b"www-authenticate"] == b'Bearer realm="metrics"' and b"mcp_" not in body
-    assert (await request(app, headers=[(b"authorization", b"Bearer wrong")]))[0] == 401
-    assert (await request(app, headers=[(b"authorization", b"Bearer s3cret")]))[0] == 200
+    assert (await request(app, "/metrics", headers=[(b"authorization", b"Bearer wrong")]))[0] == 401
+    assert (await request(app, "/metrics", headers=[(b"authorization", b"Bearer s3cret")]))[0] == 200
 
 
 async def test_the_path_follows_its_setting_and_none_serves_nothing(app, settings) -> None:
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "METRICS_PATH": "ops/metrics"}
     assert (await request(app, "/ops/metrics"))[0] == 200
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "METRICS_PATH": None}
-    scope_host = [(b"host", b"testserver")]
-    assert (await request(app, "/metrics", headers=scope_host))[0] in (400, 404)  # Django's answer, not ours
+    assert (await request(app, "/metrics", host=b"testserver"))[0] == 404  # Django's answer, not ours
 
 
 async def test_a_channel_layer_operation_that_fails_for_good_is_counted() -> None:

@@ -11,12 +11,12 @@ from collections.abc import Mapping
 
 import httpx2
 import pytest
-from asgiref.testing import ApplicationCommunicator
 from django.core.asgi import get_asgi_application
 
 import django_mcp.asgi
 from django_mcp.transports import health
 from tests.live import LiveServer, free_port
+from tests.plain_http import request
 
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,18 +27,6 @@ def app(settings):
     # Building the application freezes the start-up objects: slow, and beside the point here.
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "FREEZE_STARTUP_OBJECTS": False}
     return django_mcp.asgi.application(get_asgi_application())
-
-
-async def request(app, path: str, method: str = "GET", host: bytes = b"10.0.0.7:8000") -> tuple[int, dict, bytes]:
-    scope = {"type": "http", "http_version": "1.1", "method": method, "scheme": "http", "path": path,
-             "raw_path": path.encode(), "root_path": "", "query_string": b"", "server": ("10.0.0.7", 8000),
-             "client": ("10.0.0.1", 50000), "headers": [(b"host", host)]}
-    communicator = ApplicationCommunicator(app, scope)
-    await communicator.send_input({"type": "http.request", "body": b""})
-    start = await communicator.receive_output(10)
-    body = (await communicator.receive_output(10)).get("body", b"")
-    await communicator.wait(5)
-    return start["status"], dict(start["headers"]), body
 
 
 async def test_liveness_answers_whatever_the_host(app):
