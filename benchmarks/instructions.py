@@ -18,8 +18,11 @@ one dump. Under valgrind a server is about 50 times slower, so a point answers a
 requests; the count per request is the dump's total over the answered requests (requests still
 in flight when the run ends make the error, below 2% at 32 connections).
 
-    .venv/bin/python benchmarks/instructions.py                 # uvicorn and daphne, ~8 min
+    .venv/bin/python benchmarks/instructions.py                 # uvicorn and daphne, ~12 min
     .venv/bin/python benchmarks/instructions.py --servers uvicorn --duration 10
+
+The last two modes run the async calls on a server with the optional metrics app installed (all
+others without it, as a project installs django_mcp by default) and print what the app adds.
 
 Needs valgrind (``callgrind_control``) and wrk; without them it says so and exits 0, as the other
 benchmarks do for what they lack.
@@ -48,7 +51,12 @@ BARE = "bare Channels AsyncConsumer"
 MODERN_ASYNC = "django_mcp 2026-07-28, async tool"
 LEGACY_ASYNC = "django_mcp 2025-11-25, async tool"
 LEGACY_SYNC = "django_mcp 2025-11-25 session"
-MODES = (BARE, MODERN_ASYNC, LEGACY_ASYNC, LEGACY_SYNC)
+# The async calls again on a server with the optional metrics app installed (the others run as a
+# project installs django_mcp by default, without it): the difference is what the metrics cost.
+MODERN_METRICS = "django_mcp 2026-07-28, async, metrics"
+LEGACY_METRICS = "django_mcp 2025-11-25, async, metrics"
+MODES = (BARE, MODERN_ASYNC, LEGACY_ASYNC, LEGACY_SYNC, MODERN_METRICS, LEGACY_METRICS)
+METRICS_TWINS = {MODERN_METRICS: MODERN_ASYNC, LEGACY_METRICS: LEGACY_ASYNC}
 
 
 class CallgrindServer(Server):
@@ -87,14 +95,17 @@ def measure(kind: str, mode: str, django_env: dict, conns: int, duration: float)
         server = CallgrindServer(kind, "benchmarks.baseline_asgi:application", "cg-bare",
                                  {"DJANGO_SETTINGS_MODULE": None}, out_dir=out_dir)
     else:
-        server = CallgrindServer(kind, "tests.asgi:application", "cg-django-mcp", django_env, out_dir=out_dir)
+        metrics = "0" if mode in METRICS_TWINS else "1"
+        server = CallgrindServer(kind, "tests.asgi:application", "cg-django-mcp",
+                                 {**django_env, "MCP_TEST_WITHOUT_METRICS": metrics}, out_dir=out_dir)
     try:
         server.start(timeout=300)
-        if mode == BARE or mode == MODERN_ASYNC:
+        if mode in (BARE, MODERN_ASYNC, MODERN_METRICS):
             spec = workload.modern_call("echo_async")
         else:
             session = workload.new_session(server.port)
-            spec = workload.legacy_call(session, numbered=True, tool="echo_async" if mode == LEGACY_ASYNC else "echo")
+            spec = workload.legacy_call(session, numbered=True,
+                                        tool="echo" if mode == LEGACY_SYNC else "echo_async")
         problem = workload.check(server.port, spec)
         if problem:
             return 0, 0, problem
@@ -157,6 +168,14 @@ def main() -> int:
             ratio = f"{bare / per_request:6.2f}x" if bare and per_request and mode != BARE else ""
             flag = f"  ! {problem}" if problem else ""
             print(f"{kind:7} {mode:34} {requests:8} {per_request / 1e3:12.1f} {ratio:>7}{flag}")
+    print("\nWhat the metrics app costs a call: instructions per request with it, minus without it")
+    per_mode = {(row[0], row[1]): row[3] for row in rows}
+    for kind in kinds:
+        for metered, twin in METRICS_TWINS.items():
+            with_metrics, without = per_mode.get((kind, metered)), per_mode.get((kind, twin))
+            if with_metrics and without:
+                print(f"  {kind:7} {metered:34} {(with_metrics - without) / 1e3:+8.1f} k instructions/request "
+                      f"({(with_metrics - without) / without:+.1%})")
     return 0
 
 
