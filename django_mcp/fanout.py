@@ -29,6 +29,7 @@ logger = logging.getLogger("django_mcp.fanout")
 
 
 BROADCAST_GROUP = "mcp.broadcast"
+_RESOURCE_PREFIX = "mcp.resource."
 
 # Channel-layer event types. Channels routes an event to the consumer method named after its type
 # with dots as underscores ("mcp.notify" → mcp_notify).
@@ -84,7 +85,16 @@ def session_group(session_id: str) -> str:
 
 def resource_group(uri: str) -> str:
     # Hashed: a URI may hold characters (and lengths) that group names may not.
-    return f"mcp.resource.{hashlib.sha256(uri.encode()).hexdigest()[:48]}"
+    return f"{_RESOURCE_PREFIX}{hashlib.sha256(uri.encode()).hexdigest()[:48]}"
+
+
+def is_shared_group(group: str) -> bool:
+    """
+    Whether ``group`` is one a worker joins once for all its streams (``transports/shared_groups.py``):
+    the broadcast group and the resource groups. Events published to them name the group.
+    """
+    return group == BROADCAST_GROUP or group.startswith(_RESOURCE_PREFIX)
+
 
 
 def stream_group(stream_id: str) -> str:
@@ -158,9 +168,14 @@ async def send_to_channel(channel: str, event: dict[str, Any], *, patience: floa
 
 
 async def publish(group: str, event: dict[str, Any]) -> None:
-    """Send ``event`` to a group if a channel layer is configured."""
+    """
+    Send ``event`` to a group if a channel layer is configured. An event for a shared group names
+    it: the worker's one channel is in many, and hands the event to the streams of this one.
+    """
     layer = get_channel_layer()
     if layer is not None and not nobody_joined(layer, group):
+        if is_shared_group(group):
+            event = {**event, "group": group}
         await layer_call(layer.group_send, group, event)
 
 

@@ -68,6 +68,7 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
             return
         # The stream's channel exists before the session, so the session can name it: answers
         # from other workers are sent to it directly, with backpressure.
+        await self.own_channel()
         await self.join(BROADCAST_GROUP)
         # The session exists from the moment the stream does (MCP spec 2024-11-05, basic/transports#http-with-sse); initialize fills it in.
         # Not cached: initialize rewrites what the session is, so every worker reads it afresh.
