@@ -16,14 +16,13 @@ from channels.consumer import get_handler_name
 from channels.exceptions import StopConsumer
 
 from ..conf import mcp_settings
-from ..fanout import EVENT_TYPES, is_shared_group, layer_call, layer_failed
+from ..fanout import EVENT_TYPES, is_shared_group, layer_call
+from .layer_reading import PatientReader
 from .shared_groups import shared_groups_for
 
 
 logger = logging.getLogger("django_mcp.transports")
 
-# Failed channel-layer reads in a row (about 6 s with the back-off) before a stream gives up.
-READER_ATTEMPTS = 5
 
 
 class ChannelMembershipMixin:
@@ -156,27 +155,11 @@ class ChannelMembershipMixin:
 
     async def _read_channel(self, channel: str) -> None:
         assert self.channel_layer is not None
-        failures = 0
-        while True:
-            try:
-                event = await self.channel_layer.receive(channel)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                # The layer is away (Redis down). Retry for a while; then end the response, so a
-                # stream's client reconnects instead of listening to a channel nobody can reach.
-                failures += 1
-                if failures > READER_ATTEMPTS:
-                    layer_failed("receive", exc)
-                    logger.warning("Channel layer unreachable; ending the stream so its client reconnects",
-                                   exc_info=True)
-                    await self._end_stream()
-                    return
-                await asyncio.sleep(min(0.1 * 2 ** failures, 2.0))
-                continue
-            failures = 0
+        reader = PatientReader(self.channel_layer, channel)
+        while (event := await reader.next()) is not None:
             if await self._handle_event(event):
                 return
+        await self._end_stream()  # the layer stayed away: the client reconnects
 
     async def leave_all(self) -> None:
         """Stop the reader and leave every group joined, once; later joins are refused."""

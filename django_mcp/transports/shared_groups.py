@@ -30,13 +30,12 @@ import logging
 import weakref
 from typing import Any, Protocol
 
-from ..fanout import layer_call, layer_failed
+from ..fanout import layer_call
+from .layer_reading import PatientReader
 
 
 logger = logging.getLogger("django_mcp.transports")
 
-# Failed reads in a row (about 6 s with the back-off) before the worker gives its streams up.
-READER_ATTEMPTS = 5
 # How often the worker renews its memberships (channels_redis's group_expiry is a day by default).
 RENEW_SECONDS = 3600.0
 
@@ -114,28 +113,14 @@ class SharedGroups:
         self.tasks = [loop.create_task(self._read(self.channel)), loop.create_task(self._renew())]
 
     async def _read(self, channel: str) -> None:
-        failures = 0
-        while True:
-            try:
-                event = await self.layer.receive(channel)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                failures += 1
-                if failures > READER_ATTEMPTS:
-                    layer_failed("receive", exc)
-                    logger.warning("Channel layer unreachable; ending the streams that listen for notifications "
-                                   "so their clients reconnect", exc_info=True)
-                    self._give_up()
-                    return
-                await asyncio.sleep(min(0.1 * 2 ** failures, 2.0))
-                continue
-            if failures:
-                failures = 0
+        reader = PatientReader(self.layer, channel)
+        while (event := await reader.next()) is not None:
+            if reader.recovered:
                 # The layer was away: a restarted Redis has forgotten the worker's memberships.
                 asyncio.get_running_loop().create_task(self._rejoin())
             for member in tuple(self.members.get(event.get("group"), ())):
                 member.receive_shared(event)
+        self._give_up()
 
     async def _rejoin(self) -> None:
         async with self.changing:

@@ -14,7 +14,7 @@ import pytest
 from channels.layers import InMemoryChannelLayer
 
 from django_mcp.fanout import BROADCAST_GROUP, NOTIFY, is_shared_group, resource_group, session_group
-from django_mcp.transports import shared_groups as shared_module
+from django_mcp.transports import layer_reading
 from django_mcp.transports.shared_groups import SharedGroups
 
 
@@ -125,7 +125,7 @@ async def test_a_layer_that_stays_away_ends_every_listeners_stream(monkeypatch) 
         async def receive(self, channel: str) -> dict[str, Any]:
             raise ConnectionError("the layer is away")
 
-    monkeypatch.setattr(shared_module, "READER_ATTEMPTS", 2)
+    monkeypatch.setattr(layer_reading, "READER_ATTEMPTS", 2)
     layer = AwayLayer()
     shared = SharedGroups(layer)
     listeners = [Listener() for _ in range(3)]
