@@ -117,7 +117,8 @@ class SharedGroups:
         while (event := await reader.next()) is not None:
             if reader.recovered:
                 # The layer was away: a restarted Redis has forgotten the worker's memberships.
-                asyncio.get_running_loop().create_task(self._rejoin())
+                # (Kept in self.tasks: the loop holds only a weak reference to a task.)
+                self.tasks.append(asyncio.get_running_loop().create_task(self._rejoin()))
             for member in tuple(self.members.get(event.get("group"), ())):
                 member.receive_shared(event)
         self._give_up()
