@@ -33,11 +33,6 @@ def add_endpoint(name: str, app: Any, *, path: Callable[[], str | None]) -> None
     _endpoints[name] = Endpoint(name, app, path)
 
 
-def remove_endpoint(name: str) -> None:
-    """Stop serving the endpoint added as ``name`` (nothing if there is none)."""
-    _endpoints.pop(name, None)
-
-
 def added_endpoints() -> tuple[Endpoint, ...]:
     """The endpoints feature apps added, in the order they were added."""
     return tuple(_endpoints.values())

@@ -22,7 +22,7 @@ from typing import Any
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
-from .signals import channel_layer_failed
+from .signals import channel_layer_failed, tell
 
 
 logger = logging.getLogger("django_mcp.fanout")
@@ -96,7 +96,6 @@ def is_shared_group(group: str) -> bool:
     return group == BROADCAST_GROUP or group.startswith(_RESOURCE_PREFIX)
 
 
-
 def stream_group(stream_id: str) -> str:
     return f"mcp.stream.{stream_id}"
 
@@ -139,8 +138,7 @@ async def layer_call(operation: Callable[..., Awaitable[Any]], *args: Any) -> An
 
 def layer_failed(operation: str, exc: BaseException) -> None:
     """Tell observers (:data:`~django_mcp.signals.channel_layer_failed`) that a layer operation gave up."""
-    if channel_layer_failed.receivers:
-        channel_layer_failed.send_robust(sender=None, operation=operation, exception=exc)
+    tell(channel_layer_failed, operation=operation, exception=exc)
 
 
 async def send_to_channel(channel: str, event: dict[str, Any], *, patience: float = 30.0) -> bool:

@@ -19,6 +19,8 @@ def redacted_names(configured: Iterable[str]) -> frozenset[str]:
     """
     cached = _lowered.get(id(configured))
     if cached is None or cached[0] is not configured:
+        if len(_lowered) >= 8:
+            _lowered.clear()  # lists of settings reloaded since (tests change them often)
         cached = _lowered[id(configured)] = (configured, frozenset(str(name).lower() for name in configured))
     return cached[1]
 

@@ -4,6 +4,8 @@ on the event loop in the request's task, so they must be quick and must not bloc
 and do it elsewhere, as the call log does.
 """
 
+from typing import Any
+
 from django.dispatch import Signal
 
 
@@ -52,3 +54,12 @@ session_ended = Signal()
 #: Sent when a channel-layer operation failed for good (after its retries), with ``sender`` None
 #: and the keyword arguments ``operation`` (``"group_send"``, ``"receive"``…) and ``exception``.
 channel_layer_failed = Signal()
+
+
+def tell(signal: Signal, sender: Any = None, **kwargs: Any) -> None:
+    """
+    Send ``signal`` to its receivers, if it has any, without letting a failing receiver reach the
+    caller (``send_robust``, which logs the failure): for the signals above that only observe.
+    """
+    if signal.receivers:
+        signal.send_robust(sender=sender, **kwargs)

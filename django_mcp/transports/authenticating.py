@@ -10,7 +10,7 @@ from typing import Any
 from ..authentication import (AuthenticationFailed, IncomingRequest, NotAuthenticated, authenticate, challenge,
                               get_authenticators)
 from ..conf import mcp_settings
-from ..signals import authentication_failed
+from ..signals import authentication_failed, tell
 
 
 class AuthenticatingMixin:
@@ -43,10 +43,8 @@ class AuthenticatingMixin:
             if mcp_settings.REQUIRE_AUTHENTICATION and not self.user.is_authenticated:
                 raise NotAuthenticated()
         except AuthenticationFailed as exc:
-            if authentication_failed.receivers:
-                authentication_failed.send_robust(
-                    sender=type(self), transport=self.transport,
-                    reason="not_authenticated" if isinstance(exc, NotAuthenticated) else "invalid_credential")
+            tell(authentication_failed, type(self), transport=self.transport,
+                 reason="not_authenticated" if isinstance(exc, NotAuthenticated) else "invalid_credential")
             header = challenge(authenticators, request, exc)
             await self.send_error(401, None, exc, [(b"www-authenticate", header.encode("latin-1"))] if header else None)
             return False

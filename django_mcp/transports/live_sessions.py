@@ -15,7 +15,7 @@ from django.db import DatabaseError
 from ..conf import mcp_settings
 from ..fanout import SUBSCRIBE, announce_session_end, publish_to_session
 from ..protocol.errors import InvalidParams
-from ..signals import session_ended
+from ..signals import session_ended, tell
 from ..stores.pending_rows import RESCUE_AFTER
 from ..stores.sessions import SessionState, TooManySubscriptions, get_session_store
 from .session_cache import announce_change, session_cache
@@ -25,11 +25,7 @@ logger = logging.getLogger("django_mcp.sessions")
 
 async def end_session(session: LiveSession) -> None:
     """Delete a session and tell every worker: its streams end and its requests are cancelled."""
-    await get_session_store().delete(session.id, issued_at=session.issued_at)
-    await announce_change(session.id)
-    await announce_session_end(session.id)
-    if session_ended.receivers:
-        session_ended.send_robust(sender=None, session_id=session.id)
+    await _end_everywhere(session.id, session.issued_at)
 
 
 async def end_stored_session(key: str, created_at: datetime) -> None:
@@ -38,11 +34,14 @@ async def end_stored_session(key: str, created_at: datetime) -> None:
     does: on every worker at once, its id refused from then on even while it is young enough to
     stand alone (stores/pending_rows.py), its streams closed and its requests cancelled.
     """
-    await get_session_store().delete(key, issued_at=int(created_at.timestamp()))
+    await _end_everywhere(key, int(created_at.timestamp()))
+
+
+async def _end_everywhere(key: str, issued_at: int | None) -> None:
+    await get_session_store().delete(key, issued_at=issued_at)
     await announce_change(key)
     await announce_session_end(key)
-    if session_ended.receivers:
-        session_ended.send_robust(sender=None, session_id=key)
+    tell(session_ended, session_id=key)
 
 
 class LiveSession:

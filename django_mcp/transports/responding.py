@@ -9,7 +9,7 @@ from typing import Any
 
 from ..conf import mcp_settings
 from ..protocol import jsonrpc
-from ..signals import request_refused
+from ..signals import request_refused, tell
 from . import constants, sse
 
 
@@ -24,6 +24,7 @@ class RespondingMixin:
     response_started: bool
     response_ended: bool
     sse_started: bool
+    transport: str
     #: The consumer's: runs a task the request owns (a keep-alive).
     spawn: Any
 
@@ -58,9 +59,7 @@ class RespondingMixin:
                          headers: list[tuple[bytes, bytes]] | None = None) -> None:
         """An HTTP error whose body is a JSON-RPC error (id null when the request was unreadable)."""
         body = jsonrpc.error_response(request_id, error)
-        if request_refused.receivers:
-            request_refused.send_robust(sender=type(self), status=status, error_code=body["error"].get("code"),
-                                        transport=getattr(self, "transport", "http"))
+        tell(request_refused, type(self), status=status, error_code=body["error"].get("code"), transport=self.transport)
         await self.send_json(status, body, headers)
 
     async def start_sse(self, headers: list[tuple[bytes, bytes]] | None = None) -> None:

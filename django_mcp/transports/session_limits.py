@@ -12,7 +12,7 @@ from typing import Any
 from ..conf import mcp_settings
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidParams, McpError
-from ..signals import session_started
+from ..signals import session_started, tell
 from ..stores.sessions import SessionState, TooManySessions, get_session_store, user_key
 from ..stores.sweep import sweep_now_and_then
 from .refusals import LimitExceeded
@@ -55,8 +55,7 @@ async def open_session(scope: dict[str, Any], user: Any, *, transport: str, prot
     except TooManySessions:
         raise LimitExceeded(f"Too many open sessions: at most {limit} per user; end unused ones with DELETE "
                             "(or let them expire)") from None
-    if session_started.receivers:
-        session_started.send_robust(sender=None, transport=transport, protocol_version=protocol_version)
+    tell(session_started, transport=transport, protocol_version=protocol_version)
     return state
 
 

@@ -47,7 +47,7 @@ import pytest
 from django_mcp.fanout import BROADCAST_GROUP, SESSIONS_GROUP, resource_group
 from tests.live import LiveServer
 from tests.transports.sse_client import LegacySession, SseSession, SSEStream, request
-from tests.transports.workers import Workers, publish_from_third_process, two_workers
+from tests.transports.workers import Workers, own_redis_prefix, publish_from_third_process, two_workers
 
 
 MODERN = "2026-07-28"
@@ -63,12 +63,7 @@ WORKER_GROUPS = {SESSIONS_GROUP}
 
 @pytest.fixture(scope="module")
 def own_layer(services: Mapping[str, str]) -> Mapping[str, str]:
-    """
-    The services with a Redis prefix of this module's own: workers SIGKILLed by earlier tests
-    (tests/faults) cannot leave their groups, and their channels stay until channels_redis expires
-    them. Counting starts from nothing only on a prefix nobody else used.
-    """
-    return {**services, "MCP_TEST_REDIS_PREFIX": f"{services['MCP_TEST_REDIS_PREFIX']}_groups"}
+    return own_redis_prefix(services, "groups")
 
 
 @pytest.fixture(scope="module")

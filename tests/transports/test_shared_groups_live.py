@@ -16,7 +16,7 @@ import pytest
 
 from django_mcp.fanout import BROADCAST_GROUP
 from tests.transports.sse_client import LegacySession, SSEStream, request
-from tests.transports.workers import Workers, publish_from_third_process, two_workers
+from tests.transports.workers import Workers, own_redis_prefix, publish_from_third_process, two_workers
 
 
 MODERN = "2026-07-28"
@@ -26,8 +26,7 @@ OPENERS = 16
 
 @pytest.fixture(scope="module")
 def own_layer(services: Mapping[str, str]) -> Mapping[str, str]:
-    """A Redis prefix of this module's own, so the group read below holds only this test's members."""
-    return {**services, "MCP_TEST_REDIS_PREFIX": f"{services['MCP_TEST_REDIS_PREFIX']}_shared"}
+    return own_redis_prefix(services, "shared")
 
 
 @pytest.fixture(scope="module")

@@ -35,6 +35,15 @@ def two_workers(services: Mapping[str, str], *, keepalive: str, prefix: str) -> 
         yield Workers(a, b, env)
 
 
+def own_redis_prefix(services: Mapping[str, str], suffix: str) -> dict[str, str]:
+    """
+    The services with a Redis prefix of a test module's own: channels of workers that earlier tests
+    SIGKILLed stay in their groups until channels_redis expires them, so a module that counts group
+    members starts from nothing only on a prefix nobody else used.
+    """
+    return {**services, "MCP_TEST_REDIS_PREFIX": f"{services['MCP_TEST_REDIS_PREFIX']}_{suffix}"}
+
+
 def publish_from_third_process(env: Mapping[str, str], *statements: str) -> None:
     """Run ``django.setup()`` and then ``statements`` in a fresh interpreter on the same services."""
     code = "; ".join(["import django", "django.setup()", *statements])
