@@ -8,6 +8,10 @@ Group names (the channel layer allows ASCII letters, digits, ``-``, ``_`` and ``
 - :func:`session_group`: messages for one legacy session — answers to the server's requests,
   cancellations, subscription changes, the end of the session.
 
+A worker joins each group once, with one channel, for all its streams (``transports/shared_groups.py``),
+so every event names the group it is for (``"group"``): :func:`publish` adds it, and so does
+:func:`send_to_channel` for a message sent straight to the worker that holds a stream.
+
 A process also keeps the futures of its own outstanding server→client requests and its in-flight
 request tasks here, so that a message reaching the right worker directly needs no round trip.
 """
@@ -88,14 +92,6 @@ def resource_group(uri: str) -> str:
     return f"{_RESOURCE_PREFIX}{hashlib.sha256(uri.encode()).hexdigest()[:48]}"
 
 
-def is_shared_group(group: str) -> bool:
-    """
-    Whether ``group`` is one a worker joins once for all its streams (``transports/shared_groups.py``):
-    the broadcast group and the resource groups. Events published to them name the group.
-    """
-    return group == BROADCAST_GROUP or group.startswith(_RESOURCE_PREFIX)
-
-
 def stream_group(stream_id: str) -> str:
     return f"mcp.stream.{stream_id}"
 
@@ -141,15 +137,17 @@ def layer_failed(operation: str, exc: BaseException) -> None:
     tell(channel_layer_failed, operation=operation, exception=exc)
 
 
-async def send_to_channel(channel: str, event: dict[str, Any], *, patience: float = 30.0) -> bool:
+async def send_to_channel(channel: str, group: str, event: dict[str, Any], *, patience: float = 30.0) -> bool:
     """
-    Send ``event`` to one channel, waiting while it is full (its reader is behind) for up to
-    ``patience`` seconds: backpressure instead of the silent drop a full channel gets from a group
-    send. False when there is no channel layer or the channel stayed full.
+    Send ``event`` to one worker's channel, for its streams in ``group``, waiting while the channel
+    is full (its reader is behind) for up to ``patience`` seconds: backpressure instead of the
+    silent drop a full channel gets from a group send. False when there is no channel layer or the
+    channel stayed full.
     """
     layer = get_channel_layer()
     if layer is None:
         return False
+    event = {**event, "group": group}
     loop = asyncio.get_running_loop()
     deadline = loop.time() + patience
     pause = 0.005
@@ -167,14 +165,12 @@ async def send_to_channel(channel: str, event: dict[str, Any], *, patience: floa
 
 async def publish(group: str, event: dict[str, Any]) -> None:
     """
-    Send ``event`` to a group if a channel layer is configured. An event for a shared group names
-    it: the worker's one channel is in many, and hands the event to the streams of this one.
+    Send ``event`` to a group if a channel layer is configured. The event names the group: a
+    worker's one channel is in many, and hands the event to its streams in this one.
     """
     layer = get_channel_layer()
     if layer is not None and not nobody_joined(layer, group):
-        if is_shared_group(group):
-            event = {**event, "group": group}
-        await layer_call(layer.group_send, group, event)
+        await layer_call(layer.group_send, group, {**event, "group": group})
 
 
 def nobody_joined(layer: Any, group: str) -> bool:

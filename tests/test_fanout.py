@@ -87,5 +87,5 @@ async def test_a_publish_still_reaches_who_joined_the_in_process_layer(settings)
     await layer.group_add(fanout.session_group("k"), channel)
     await fanout.publish_to_session("k", {"type": "mcp.ping"})
     await fanout.publish_to_session("nobody", {"type": "mcp.ping"})  # no member: nothing to do
-    assert await asyncio.wait_for(layer.receive(channel), 1) == {"type": "mcp.ping"}
+    assert await asyncio.wait_for(layer.receive(channel), 1) == {"type": "mcp.ping", "group": fanout.session_group("k")}
     channel_layers.backends.pop("default", None)

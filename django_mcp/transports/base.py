@@ -75,7 +75,6 @@ class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, Responding
     # set on the instance only once it changes: a request then writes fewer attributes, and a
     # consumer's __dict__ stays within the keys CPython shares between instances of a class (30;
     # past that every instance pays for a dict of its own, about 1.5 KiB per open stream).
-    channel_name: str | None = None
     user: Any = None
     auth: Any = None
     body_done = False
@@ -83,7 +82,6 @@ class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, Responding
     response_ended = False
     sse_started = False
     disconnected = False
-    _reader: "asyncio.Task[Any] | None" = None
     #: Header names sent more than once with different values: a proxy reading the first and the
     #: server the last would disagree about the request (MCP spec 2026-07-28,
     #: basic/transports/streamable-http; MCP security best practices). A set once there is one.
@@ -100,7 +98,7 @@ class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, Responding
         "site", "authentication_classes", "scope", "base_send", "channel_layer", "headers", "finished",
         "_send_lock", "user", "auth", "body", "body_done", "response_started", "response_ended", "background",
         "session", "requests_running", "resumable", "stream_request_id", "disconnected", "stream_admitted",
-        "session_stream", "sse_started", "channel_name", "_reader", "groups", "_keepalive_timer", "_left_for_good",
+        "session_stream", "sse_started", "shared_inbox", "groups", "_keepalive_timer", "_left_for_good",
         "cors_headers", "conflicting_headers")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

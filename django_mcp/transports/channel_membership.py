@@ -1,10 +1,8 @@
 """
-A request's membership of channel-layer groups: a channel made on first need, a reader that
-dispatches its events to the consumer (and survives a layer that is briefly away), and leaving
-every group exactly once when the request is done. The notification groups (broadcast and
-resources) are joined through the worker's one shared channel instead (``shared_groups.py``),
-which hands their events to the consumer in process; only a session's own group needs a channel
-of the stream's.
+A request's membership of channel-layer groups, through its worker's one channel
+(``shared_groups.py``): joining on first need, events handed over in order by one task of the
+request's, and leaving every group exactly once when the request is done. A request owns no
+channel of its own.
 """
 
 import asyncio
@@ -16,24 +14,20 @@ from channels.consumer import get_handler_name
 from channels.exceptions import StopConsumer
 
 from ..conf import mcp_settings
-from ..fanout import EVENT_TYPES, is_shared_group, layer_call
-from .layer_reading import PatientReader
+from ..fanout import EVENT_TYPES
 from .shared_groups import shared_groups_for
 
 
 logger = logging.getLogger("django_mcp.transports")
 
 
-
 class ChannelMembershipMixin:
     """Joining and leaving groups for :class:`~django_mcp.transports.base.HttpStreamConsumer`."""
 
     channel_layer: Any
-    channel_name: str | None
     groups: set[str]
-    _reader: "asyncio.Task[Any] | None"
     _left_for_good = False
-    #: Events of the shared groups waiting for this consumer, while one task hands them over.
+    #: Events of this request's groups waiting for it, while one task hands them over.
     shared_inbox: "deque[dict[str, Any]] | None" = None
 
     async def join(self, group: str) -> bool:
@@ -43,64 +37,40 @@ class ChannelMembershipMixin:
         """
         if self.channel_layer is None or self._left_for_good:
             return False
-        if is_shared_group(group):
-            return await self._join_shared(group)
-        if await self.own_channel() is None:
-            return False
-        if group not in self.groups:
-            if not self.groups:
-                self.groups = set()
-            self.groups.add(group)
-            channel = self.channel_name
-            await layer_call(self.channel_layer.group_add, group, channel)
-            if self._left_for_good:
-                # Teardown ran while the add was on its way: it could not take this one back.
-                await layer_call(self.channel_layer.group_discard, group, channel)
-                return False
-        return True
-
-    async def own_channel(self) -> str | None:
-        """
-        This request's own channel, made (with its reader) on first need: what other workers send
-        to this stream alone arrives there. None without a layer or once the request left for good.
-        """
-        if self.channel_layer is None or self._left_for_good:
-            return None
-        if self.channel_name is None:
-            channel = await self.channel_layer.new_channel()
-            if self._left_for_good:
-                return None
-            if self.channel_name is None:  # another join may have made one meanwhile
-                self.channel_name = channel
-                self._reader = asyncio.ensure_future(self._read_channel(channel))
-        return self.channel_name
-
-    async def _join_shared(self, group: str) -> bool:
         if group in self.groups:
             return True
         if not self.groups:
             self.groups = set()
         self.groups.add(group)
         shared = shared_groups_for(self.channel_layer)
-        await shared.join(group, self)
+        try:
+            await shared.join(group, self)
+        except BaseException:
+            self.groups.discard(group)
+            raise
         if self._left_for_good:
             await shared.leave(group, self)  # teardown ran while the join was on its way
             return False
         return True
 
+    async def worker_channel(self) -> str | None:
+        """
+        The channel of this request's worker, where a message sent for one of its groups reaches it
+        (``fanout.send_to_channel``). None without a layer or once the request left for good.
+        """
+        if self.channel_layer is None or self._left_for_good:
+            return None
+        return await shared_groups_for(self.channel_layer).worker_channel()
+
     async def leave(self, group: str) -> None:
         if group not in self.groups or self.channel_layer is None:
             return
-        if is_shared_group(group):
-            self.groups.discard(group)
-            await shared_groups_for(self.channel_layer).leave(group, self)
-        elif self.channel_name is not None:
-            self.groups.discard(group)
-            await layer_call(self.channel_layer.group_discard, group, self.channel_name)
+        self.groups.discard(group)
+        await shared_groups_for(self.channel_layer).leave(group, self)
 
     def receive_shared(self, event: dict[str, Any]) -> None:
         """
-        An event of a shared group, from the worker's reader: queued, and handed over in order by
+        An event of one of this request's groups, from the worker's reader: queued, and handed over in order by
         one task of this request's. A consumer so far behind that ``STREAM_QUEUE_SIZE`` events
         wait ends its stream instead, so its client reconnects and reads afresh.
         """
@@ -153,35 +123,17 @@ class ChannelMembershipMixin:
             logger.exception("Error handling channel event %s", event.get("type"))
         return False
 
-    async def _read_channel(self, channel: str) -> None:
-        assert self.channel_layer is not None
-        reader = PatientReader(self.channel_layer, channel)
-        while (event := await reader.next()) is not None:
-            if await self._handle_event(event):
-                return
-        await self._end_stream()  # the layer stayed away: the client reconnects
-
     async def leave_all(self) -> None:
-        """Stop the reader and leave every group joined, once; later joins are refused."""
+        """Leave every group joined, once; later joins are refused."""
         self._left_for_good = True
-        if self._reader is not None:
-            self._reader.cancel()
-            self._reader = None
         # Taken before the first await: a second cleanup running meanwhile (a request ending as its
-        # connection closes) finds nothing left to do instead of leaving groups with no channel.
-        channel, groups = self.channel_name, list(self.groups)
-        if channel is not None:
-            self.channel_name = None
+        # connection closes) finds nothing left to do.
+        groups = list(self.groups)
         if groups:
             self.groups = frozenset()
         self.shared_inbox = None
-        if self.channel_layer is None:
+        if self.channel_layer is None or not groups:
             return
+        shared = shared_groups_for(self.channel_layer)
         for group in groups:
-            try:
-                if is_shared_group(group):
-                    await shared_groups_for(self.channel_layer).leave(group, self)
-                elif channel is not None:
-                    await layer_call(self.channel_layer.group_discard, group, channel)
-            except Exception:
-                logger.warning("Could not leave channel group %s", group, exc_info=True)
+            await shared.leave(group, self)

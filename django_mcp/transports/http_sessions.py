@@ -273,7 +273,7 @@ class LegacySessionMixin(RequestTrackingMixin):
 
     async def forward_to_session_stream(self, event: dict[str, Any]) -> None:
         if self.session_stream and self.sse_started:
-            await self.send_sse(sse.message_event(event["message"]))
+            await self.send_sse(sse.shared_message_event(event))
 
     # Channel events ----------------------------------------------------------------------------
 

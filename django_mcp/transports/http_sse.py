@@ -66,16 +66,16 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
             return
         if not await self.authenticate():
             return
-        # The stream's channel exists before the session, so the session can name it: answers
-        # from other workers are sent to it directly, with backpressure.
-        await self.own_channel()
+        # The worker's channel is known before the session is made, so the session can name it:
+        # answers from other workers are sent to it directly, with backpressure.
+        channel = await self.worker_channel()
         await self.join(BROADCAST_GROUP)
         # The session exists from the moment the stream does (MCP spec 2024-11-05, basic/transports#http-with-sse); initialize fills it in.
         # Not cached: initialize rewrites what the session is, so every worker reads it afresh.
         try:
             self.session = LiveSession(await open_session(
                 self.scope, self.user, transport=self.transport, protocol_version=LEGACY_VERSIONS[0],
-                client_capabilities={}, client_info=None, stream_channel=self.channel_name or ""))
+                client_capabilities={}, client_info=None, stream_channel=channel or ""))
         except LimitExceeded as exc:
             await self.refuse(exc)
             return
@@ -104,7 +104,7 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
 
     async def forward_to_session_stream(self, event: dict[str, Any]) -> None:
         if self.session_stream and self.sse_started:
-            await self.send_sse(sse.message_event(event["message"], named=True))
+            await self.send_sse(sse.shared_message_event(event, named=True))
 
     async def on_disconnect(self) -> None:
         # Closing the stream ends the session (MCP spec 2024-11-05, basic/transports#http-with-sse): later POSTs naming it get 404, and
@@ -192,8 +192,8 @@ class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
             await stream.deliver(message)
             return
         event = {"type": SSE_SEND, "message": message}
-        channel = self.session.stream_channel
-        if not channel or not await send_to_channel(channel, event):
+        channel, group = self.session.stream_channel, session_group(self.session.id)
+        if not channel or not await send_to_channel(channel, group, event):
             await publish_to_session(self.session.id, event)
 
     async def serve(self, session: LiveSession, message: dict[str, Any]) -> None:

@@ -142,8 +142,8 @@ class ResumableStreamMixin:
             # The client reads from a new connection: this one is dead to it, though the server has
             # not noticed. Events go to the store and the resumer from now on.
             await self.end_sse()
-        await send_to_channel(event["reply_to"], {"type": STREAM_ALIVE, "stream": self.stream_id,
-                                                  "seq": self.event_seq}, patience=1.0)
+        await send_to_channel(event["reply_to"], stream_group(self.stream_id),
+                              {"type": STREAM_ALIVE, "stream": self.stream_id, "seq": self.event_seq}, patience=1.0)
 
     # The resumer ------------------------------------------------------------------------------
 
@@ -209,10 +209,15 @@ class ResumableStreamMixin:
             await asyncio.sleep(interval)
 
     async def _probe_owner(self, timeout: float) -> bool:
-        assert self.resume_stream_id is not None and self.channel_name is not None
+        assert self.resume_stream_id is not None
+        # The owner answers to this worker's channel, for the streams following the stream here
+        # (this one is: _watch_owner probes only when its join succeeded).
+        channel = await self.worker_channel()
+        if channel is None:
+            return True  # this request is being torn down: nobody to answer for
         self._probe_reply = asyncio.get_running_loop().create_future()
         await publish(stream_owner_group(self.resume_stream_id), {
-            "type": STREAM_PROBE, "stream": self.resume_stream_id, "reply_to": self.channel_name})
+            "type": STREAM_PROBE, "stream": self.resume_stream_id, "reply_to": channel})
         try:
             await asyncio.wait_for(asyncio.shield(self._probe_reply), timeout)
             return True

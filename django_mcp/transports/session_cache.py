@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -24,7 +25,7 @@ from channels.layers import get_channel_layer
 from django.core.signals import setting_changed
 
 from ..conf import mcp_settings
-from ..fanout import ROWS_CHANGED, SESSION_CHANGED, SESSIONS_GROUP, reaches_other_workers
+from ..fanout import ROWS_CHANGED, SESSION_CHANGED, SESSIONS_GROUP, layer_call, reaches_other_workers
 from ..snapshots import snapshots
 from ..stores.session_ids import key_of
 from ..stores.sessions import SessionState
@@ -117,7 +118,9 @@ class SessionCache:
                 await asyncio.sleep(1.0)
                 continue
             if event.get("type") == SESSION_CHANGED:
-                self.forget(event.get("session", ""))
+                # "sessions" from a batch; "session" alone from workers of earlier releases.
+                for session_id in event.get("sessions") or [event.get("session", "")]:
+                    self.forget(session_id)
             elif event.get("type") == ROWS_CHANGED:
                 snapshots.forget()
 
@@ -138,11 +141,67 @@ session_cache = SessionCache()
 
 
 async def announce_change(session_id: str) -> None:
-    """A session changed or ended: forget it here, and tell every other worker to forget it."""
+    """
+    A session changed or ended: forget it here, and tell every other worker to forget it. Returns
+    once the announcement is sent (with others made meanwhile: see :class:`ChangeAnnouncer`).
+    """
     session_cache.forget(session_id)
     layer = get_channel_layer()
     if reaches_other_workers(layer) and mcp_settings.SESSION_CACHE_SECONDS > 0:
-        await layer.group_send(SESSIONS_GROUP, {"type": SESSION_CHANGED, "session": session_id})
+        await ChangeAnnouncer.for_loop().announce(layer, session_id)
+
+
+class ChangeAnnouncer:
+    """
+    Sends a worker's session-change announcements in batches: while one is on its way, the
+    sessions that change meanwhile wait and go together in the next. Alone, a change goes at once;
+    when thousands of sessions end together (clients leaving at a deploy, a benchmark's end), each
+    worker's listener reads a few dozen messages instead of thousands — its channel holds only
+    ``capacity`` messages (channels_redis: 100 by default), and what a group send finds full is
+    dropped, leaving other workers serving a copy of an ended session until it is re-read.
+    """
+
+    #: Sessions named in one message at most (about 40 bytes each).
+    BATCH_SIZE = 500
+    _by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, ChangeAnnouncer] = weakref.WeakKeyDictionary()
+
+    def __init__(self) -> None:
+        self.waiting: list[tuple[str, asyncio.Future[None]]] = []
+        self.sender: asyncio.Task[None] | None = None
+
+    @classmethod
+    def for_loop(cls) -> ChangeAnnouncer:
+        loop = asyncio.get_running_loop()
+        announcer = cls._by_loop.get(loop)
+        if announcer is None:
+            announcer = cls._by_loop[loop] = cls()
+        return announcer
+
+    async def announce(self, layer: Any, session_id: str) -> None:
+        loop = asyncio.get_running_loop()
+        sent: asyncio.Future[None] = loop.create_future()
+        self.waiting.append((session_id, sent))
+        if self.sender is None:
+            self.sender = loop.create_task(self._send_all(layer))
+        await sent
+
+    async def _send_all(self, layer: Any) -> None:
+        try:
+            while self.waiting:
+                batch, self.waiting = self.waiting[:self.BATCH_SIZE], self.waiting[self.BATCH_SIZE:]
+                sessions = list(dict.fromkeys(session_id for session_id, _ in batch))
+                try:
+                    await layer_call(layer.group_send, SESSIONS_GROUP, {"type": SESSION_CHANGED, "sessions": sessions})
+                except Exception as exc:
+                    for _, sent in batch:
+                        if not sent.done():
+                            sent.set_exception(exc)
+                    continue
+                for _, sent in batch:
+                    if not sent.done():
+                        sent.set_result(None)
+        finally:
+            self.sender = None
 
 
 # The row snapshots hear their announcements through this module's listener (snapshots.py).

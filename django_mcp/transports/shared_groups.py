@@ -1,26 +1,27 @@
 """
-The notification groups through one channel per worker: the broadcast group (list-changed
-notifications) and each resource's group (``notifications/resources/updated``) are joined once
-per worker, however many of its streams want them, and the worker hands each notification to
-those streams in process.
+A worker's one channel: every channel-layer group a stream needs — the broadcast group (list-changed
+notifications), each resource's group (``notifications/resources/updated``), each session's group
+(client answers, cancellations, subscription changes, the session's end) and a resumable stream's
+groups — is joined once per worker with this channel, however many of its streams want it, and the
+worker hands each event to those streams in process. An open stream owns no channel-layer queue.
 
-Before, every stream joined these groups with a channel of its own, so an announcement to N
-listeners on a worker was N channel-layer messages, each read from Redis by its own round trip:
-cost grew with streams, not with workers. Now it is one message per worker (``fanout.publish``
-names the group in the event, since a channel in several groups cannot otherwise tell which one a
-message came through), and joining or leaving the layer's group happens only when a worker's first
-stream needs it and when its last one goes.
+Before, every stream had a channel of its own and joined these groups with it, so an announcement
+to N listeners on a worker was N channel-layer messages, each read by its own reader: cost grew
+with streams, not with workers. Now it is one message per worker. Every event names the group it
+was published to (``fanout.publish`` adds ``"group"``): a channel in many groups cannot otherwise
+tell which one a message came through. A message meant for one worker's stream alone (an HTTP+SSE
+session's answers, a resumer's probe reply) is sent to the worker's channel and names the group
+of the streams it is for (``fanout.send_to_group_member``).
 
-Membership changes at the layer run one at a time per worker (``changing``), and a stream is a
-member before the layer's ``group_add`` is sent, so a notification published once a stream's
-``join`` has returned always reaches it (the listen stream acknowledges only then; a GET stream
-re-reads its session only then). A layer that stays unreachable ends every member's stream, as a
-stream's own reader does, so clients reconnect; after a failure the worker joins every group it
-holds again (a restarted Redis has forgotten them), and it renews them now and then, because
-channels_redis drops a group member after its ``group_expiry`` (a day by default).
-
-Messages for one session (client answers, cancellations, subscription changes, its end) still
-reach the stream's own channel through the session's group.
+Each group's changes at the layer run one at a time (its own lock), and a stream is a member
+before the layer's ``group_add`` is sent, so an event published once a stream's ``join`` has
+returned always reaches it (the listen stream acknowledges only then; a GET stream re-reads its
+session only then). Different groups change concurrently, within ``fanout.LAYER_CONCURRENCY``, so a
+thousand sessions opening at once are not queued behind one another. A layer that stays
+unreachable ends every member's stream, as a stream's own reader used to, so clients reconnect;
+after a failure the worker joins every group it holds again (a restarted Redis has forgotten
+them), and it renews them now and then, because channels_redis drops a group member after its
+``group_expiry`` (a day by default).
 """
 
 from __future__ import annotations
@@ -41,76 +42,100 @@ RENEW_SECONDS = 3600.0
 
 
 class Member(Protocol):
-    """A stream that receives a shared group's notifications."""
+    """A stream that receives the events of the groups it joined."""
 
     def receive_shared(self, event: dict[str, Any]) -> None: ...
 
     def shared_groups_lost(self) -> None: ...
 
 
+class _Group:
+    """One group as this worker holds it: its local members, and whether the layer has the worker in it."""
+
+    __slots__ = ("members", "joined", "lock")
+
+    def __init__(self) -> None:
+        self.members: set[Member] = set()
+        # Set once the layer has confirmed the worker's group_add: a stream that finds it set may
+        # count on hearing what is published from now on.
+        self.joined = False
+        self.lock = asyncio.Lock()
+
+
 class SharedGroups:
-    """This worker's one channel in the notification groups of one channel layer, on one event loop."""
+    """This worker's one channel in the groups of one channel layer, on one event loop."""
 
     def __init__(self, layer: Any) -> None:
         self.layer = layer
         self.channel: str | None = None
-        self.members: dict[str, set[Member]] = {}
-        # Groups the worker's channel is in at the layer: added once the layer has said so, so a
-        # stream that finds its group here may count on hearing what is published from now on.
-        self.joined: set[str] = set()
-        self.changing = asyncio.Lock()
+        self.groups: dict[str, _Group] = {}
+        self.opening = asyncio.Lock()
         self.tasks: list[asyncio.Task[Any]] = []
+
+    def members(self, group: str) -> frozenset[Member]:
+        """The streams of this worker in ``group`` now."""
+        entry = self.groups.get(group)
+        return frozenset(entry.members) if entry is not None else frozenset()
+
+    def joined(self) -> set[str]:
+        """The groups the layer has this worker's channel in."""
+        return {name for name, entry in self.groups.items() if entry.joined}
+
+    async def worker_channel(self) -> str:
+        """The worker's channel, made (with its reader) on first need."""
+        if self.channel is None:
+            async with self.opening:
+                if self.channel is None:
+                    channel = await self.layer.new_channel()
+                    loop = asyncio.get_running_loop()
+                    self.tasks = [loop.create_task(self._read(channel)), loop.create_task(self._renew())]
+                    self.channel = channel
+        return self.channel
 
     async def join(self, group: str, member: Member) -> None:
         """Make ``member`` hear ``group``; the worker joins it at the layer if it is the first."""
-        members = self.members.get(group)
-        if members and group in self.joined:
-            members.add(member)  # the worker is in the group already: nothing to ask the layer
-            return
-        async with self.changing:
-            # A member before the layer hears of it: what arrives meanwhile reaches it too.
-            self.members.setdefault(group, set()).add(member)
-            if group in self.joined:
-                return
-            try:
-                if self.channel is None:
-                    await self._open()
-                await layer_call(self.layer.group_add, group, self.channel)
-            except BaseException:
-                self._forget(group, member)
-                raise
-            self.joined.add(group)
+        entry = self.groups.get(group)
+        if entry is None:
+            entry = self.groups[group] = _Group()
+        # A member before the layer hears of it: what arrives meanwhile reaches it too.
+        entry.members.add(member)
+        if entry.joined:
+            return  # the worker is in the group already: nothing to ask the layer
+        try:
+            async with entry.lock:
+                if not entry.joined:
+                    channel = await self.worker_channel()
+                    await layer_call(self.layer.group_add, group, channel)
+                    entry.joined = True
+        except BaseException:
+            entry.members.discard(member)
+            self._drop_if_empty(group, entry)
+            raise
 
     async def leave(self, group: str, member: Member) -> None:
         """``member`` no longer hears ``group``; the worker leaves it at the layer after its last member."""
-        members = self.members.get(group)
-        if not members or member not in members:
+        entry = self.groups.get(group)
+        if entry is None or member not in entry.members:
             return
-        members.discard(member)
-        if members:
+        entry.members.discard(member)
+        if entry.members:
             return
-        async with self.changing:
-            if self.members.get(group):
+        async with entry.lock:
+            if entry.members:
                 return  # a stream joined while this one waited
-            self.members.pop(group, None)
-            if group in self.joined and self.channel is not None:
-                self.joined.discard(group)
+            if entry.joined and self.channel is not None:
+                entry.joined = False
                 try:
                     await layer_call(self.layer.group_discard, group, self.channel)
                 except Exception:
                     logger.warning("Could not leave channel group %s", group, exc_info=True)
+            self._drop_if_empty(group, entry)
 
-    def _forget(self, group: str, member: Member) -> None:
-        members = self.members.get(group)
-        if members is not None:
-            members.discard(member)
-            if not members:
-                del self.members[group]
-
-    async def _open(self) -> None:
-        self.channel = await self.layer.new_channel()
-        loop = asyncio.get_running_loop()
-        self.tasks = [loop.create_task(self._read(self.channel)), loop.create_task(self._renew())]
+    def _drop_if_empty(self, group: str, entry: _Group) -> None:
+        # Only an entry nobody waits on and the layer does not hold: a join waiting for the lock
+        # has added its member already, so it keeps the entry.
+        if not entry.members and not entry.joined and self.groups.get(group) is entry:
+            del self.groups[group]
 
     async def _read(self, channel: str) -> None:
         reader = PatientReader(self.layer, channel)
@@ -119,17 +144,23 @@ class SharedGroups:
                 # The layer was away: a restarted Redis has forgotten the worker's memberships.
                 # (Kept in self.tasks: the loop holds only a weak reference to a task.)
                 self.tasks.append(asyncio.get_running_loop().create_task(self._rejoin()))
-            for member in tuple(self.members.get(event.get("group"), ())):
-                member.receive_shared(event)
+            entry = self.groups.get(event.get("group"))  # type: ignore[arg-type]
+            if entry is not None:
+                for member in tuple(entry.members):
+                    member.receive_shared(event)
         self._give_up()
 
     async def _rejoin(self) -> None:
-        async with self.changing:
-            for group in tuple(self.joined):
-                try:
-                    await layer_call(self.layer.group_add, group, self.channel)
-                except Exception:
-                    logger.warning("Could not join channel group %s again", group, exc_info=True)
+        await asyncio.gather(*(self._join_again(group, entry) for group, entry in tuple(self.groups.items())))
+
+    async def _join_again(self, group: str, entry: _Group) -> None:
+        async with entry.lock:
+            if not entry.joined or self.channel is None:
+                return
+            try:
+                await layer_call(self.layer.group_add, group, self.channel)
+            except Exception:
+                logger.warning("Could not join channel group %s again", group, exc_info=True)
 
     async def _renew(self) -> None:
         while True:
@@ -138,9 +169,8 @@ class SharedGroups:
 
     def _give_up(self) -> None:
         """End every member's stream and start afresh: the next join opens a new channel."""
-        members = {member for group_members in self.members.values() for member in group_members}
-        self.members.clear()
-        self.joined.clear()
+        members = {member for entry in self.groups.values() for member in entry.members}
+        self.groups = {}
         self.channel = None
         for task in self.tasks:
             if task is not asyncio.current_task():

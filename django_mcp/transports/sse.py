@@ -31,6 +31,19 @@ def message_event(message: dict, *, event_id: str | None = None, named: bool = F
     return event(jsonrpc.encode(message), event_name="message" if named else None, event_id=event_id)
 
 
+def shared_message_event(event: dict, *, named: bool = False) -> bytes:
+    """
+    ``message_event(event["message"])`` for a channel-layer event, encoded once: the worker hands
+    the same event to every stream of its that listens (``transports/shared_groups.py``), and a
+    thousand streams need one encoding, not a thousand. Kept in the event under a private key.
+    """
+    key = "_sse_named" if named else "_sse"
+    chunk = event.get(key)
+    if chunk is None:
+        chunk = event[key] = message_event(event["message"], named=named)
+    return chunk
+
+
 def keepalive() -> bytes:
     """A comment line: ignored by clients, keeps proxies and idle timers from closing the stream."""
     return f": ping - {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())}\n\n".encode()

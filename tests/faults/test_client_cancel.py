@@ -52,9 +52,12 @@ pytestmark = pytest.mark.fault_timeout(40)
 def pair(fault_services: Mapping[str, str]) -> Iterator[tuple[LiveServer, LiveServer]]:
     with workers(fault_services, "cancel-a", "cancel-b") as (a, b):
         for server in (a, b):
-            # A worker starts some long-lived tasks on first use (the session cache's listener):
-            # start them now, so that they are part of every test's baseline.
-            LegacySession.start(server).call(server, "ping")
+            # A worker starts some long-lived tasks on first use (the session cache's listener,
+            # the reader of the worker's one channel-layer channel, which a stream's first group
+            # join opens): start them now, so that they are part of every test's baseline.
+            session = LegacySession.start(server)
+            session.call(server, "ping")
+            session.open_get_stream(server).close()
             echo_ok(server)
         yield a, b
 

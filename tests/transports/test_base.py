@@ -5,8 +5,9 @@ import logging
 
 from channels.layers import InMemoryChannelLayer
 
-from django_mcp.fanout import SSE_SEND
+from django_mcp.fanout import SSE_SEND, session_group
 from django_mcp.transports.base import HttpStreamConsumer
+from django_mcp.transports.shared_groups import shared_groups_for
 
 
 class Listener(HttpStreamConsumer):
@@ -23,20 +24,22 @@ class Listener(HttpStreamConsumer):
 async def test_the_reader_logs_unknown_events_and_skips_other_consumers_events(caplog):
     consumer = Listener()
     consumer.channel_layer = InMemoryChannelLayer()
-    consumer.channel_name = await consumer.channel_layer.new_channel()
-    reader = asyncio.ensure_future(consumer._read_channel(consumer.channel_name))
+    consumer.new_task = asyncio.ensure_future
+    assert await consumer.join(session_group("abc"))
+    channel = await consumer.worker_channel()
     with caplog.at_level(logging.WARNING, logger="django_mcp.transports"):
         for event in ({"type": SSE_SEND, "message": {}}, {"type": "mcp.typo"}, {"type": "mcp.notify", "kind": "tools"}):
-            await consumer.channel_layer.send(consumer.channel_name, event)
+            await consumer.channel_layer.send(channel, {**event, "group": session_group("abc")})
         for _ in range(50):
             if consumer.seen:
                 break
             await asyncio.sleep(0.01)
-    reader.cancel()
-    assert consumer.seen == [{"type": "mcp.notify", "kind": "tools"}]
+    await consumer.leave_all()
+    assert consumer.seen == [{"type": "mcp.notify", "kind": "tools", "group": session_group("abc")}]
     warnings = [record.getMessage() for record in caplog.records]
     # A known type meant for another kind of consumer is no news; a type nobody defines is.
     assert warnings == ["Ignoring unknown channel-layer event type 'mcp.typo'"]
+    assert not shared_groups_for(consumer.channel_layer).groups  # left, and the worker with it
 
 
 def test_a_subclass_may_make_a_request_attribute_a_property():

@@ -137,3 +137,34 @@ async def test_an_in_process_layer_hears_no_announcement_it_would_only_echo(cach
             await asyncio.wait_for(layer.receive(listener), 0.2)
     finally:
         await layer.group_discard(SESSIONS_GROUP, listener)
+
+
+async def test_changes_made_together_are_announced_in_a_few_messages():
+    class RecordingLayer:
+        """Records each group send, taking a round trip's time as Redis does."""
+
+        def __init__(self) -> None:
+            self.sent: list[dict] = []
+
+        async def group_send(self, group: str, message: dict) -> None:
+            await asyncio.sleep(0.01)
+            self.sent.append(message)
+
+    layer, announcer = RecordingLayer(), module.ChangeAnnouncer()
+    await announcer.announce(layer, "alone")  # alone, a change goes at once in a message of its own
+    assert layer.sent == [{"type": SESSION_CHANGED, "sessions": ["alone"]}]
+    # A thousand sessions ending together: one message for the first, then the rest in batches.
+    await asyncio.gather(*(announcer.announce(layer, f"s{n}") for n in range(1000)))
+    announced = [session for message in layer.sent[1:] for session in message["sessions"]]
+    assert sorted(announced) == sorted(f"s{n}" for n in range(1000))
+    assert len(layer.sent) - 1 <= 1 + 1000 // module.ChangeAnnouncer.BATCH_SIZE + 1
+    assert announcer.sender is None and announcer.waiting == []
+
+
+async def test_a_batch_the_layer_refuses_fails_the_announcements_in_it():
+    class DownLayer:
+        async def group_send(self, group: str, message: dict) -> None:
+            raise ConnectionError("Redis is away")
+
+    with pytest.raises(ConnectionError):
+        await module.ChangeAnnouncer().announce(DownLayer(), "s1")

@@ -189,7 +189,7 @@ async def test_listen_filter_size_is_limited(app, settings):
 async def test_a_listen_reader_too_far_behind_has_its_stream_ended(settings):
     limits(settings, STREAM_QUEUE_SIZE=3)
     consumer = McpHttpConsumer()
-    consumer.channel_layer, consumer.channel_name, consumer.groups = None, None, set()  # no layer: nothing joined
+    consumer.channel_layer, consumer.groups = None, set()  # no layer: nothing joined
     notifications = await consumer.listen({"toolsListChanged": True})
     for n in range(10):  # nobody reads: the stream's writer is stuck on a slow client
         consumer.queue_for_listener({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "n": n})

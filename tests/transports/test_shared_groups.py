@@ -1,8 +1,10 @@
 """
-The notification groups through one channel per worker (django_mcp/transports/shared_groups.py),
-on Channels' in-process layer: one layer member however many streams listen, every listener hearing
-each notification once, the layer's group joined by the first and left after the last, joins and
-leaves racing a publish, and a layer that stays away ending every listener's stream.
+Channel-layer groups through one channel per worker (django_mcp/transports/shared_groups.py), on
+Channels' in-process layer: one layer member however many streams listen, every listener hearing
+each event once, the layer's group joined by the first and left after the last, joins and leaves
+racing a publish, many groups joined at once without waiting for one another, a message sent
+straight to the worker for one group's streams, and a layer that stays away ending every
+listener's stream.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 import pytest
 from channels.layers import InMemoryChannelLayer
 
-from django_mcp.fanout import BROADCAST_GROUP, NOTIFY, is_shared_group, resource_group, session_group
+from django_mcp.fanout import BROADCAST_GROUP, NOTIFY, SESSION_CLOSED, resource_group, session_group
 from django_mcp.transports import layer_reading
 from django_mcp.transports.shared_groups import SharedGroups
 
@@ -46,11 +48,6 @@ async def settle(layer: InMemoryChannelLayer, channel: str) -> None:
             await asyncio.sleep(0.01)
             return
         await asyncio.sleep(0.01)
-
-
-def test_which_groups_are_shared() -> None:
-    assert is_shared_group(BROADCAST_GROUP) and is_shared_group(resource_group("library://book/1"))
-    assert not is_shared_group(session_group("abc"))
 
 
 async def test_a_thousand_listeners_are_one_member_and_hear_each_notification_once() -> None:
@@ -86,7 +83,7 @@ async def test_the_layer_group_is_joined_by_the_first_and_left_after_the_last() 
     assert layer.groups.get(BROADCAST_GROUP)  # the second still listens
     await shared.leave(BROADCAST_GROUP, second)
     assert not layer.groups.get(BROADCAST_GROUP)
-    assert shared.members == {} and shared.joined == set()
+    assert shared.groups == {} and shared.joined() == set()
     again = Listener()
     await shared.join(BROADCAST_GROUP, again)  # and joined again for a newcomer
     await layer.group_send(BROADCAST_GROUP, notification(BROADCAST_GROUP))
@@ -136,10 +133,10 @@ async def test_a_layer_that_stays_away_ends_every_listeners_stream(monkeypatch) 
             break
         await asyncio.sleep(0.05)
     assert all(listener.lost for listener in listeners)
-    assert shared.channel is None and shared.members == {}  # the next join starts afresh
+    assert shared.channel is None and shared.groups == {}  # the next join starts afresh
 
 
-@pytest.mark.parametrize("group", [BROADCAST_GROUP, resource_group("memo://greeting")])
+@pytest.mark.parametrize("group", [BROADCAST_GROUP, resource_group("memo://greeting"), session_group("abc")])
 async def test_the_worker_joins_its_groups_again_after_the_layer_was_away(group: str) -> None:
     class FlakyLayer(InMemoryChannelLayer):
         """Fails one read, then forgets every group, as a restarted Redis has."""
@@ -167,3 +164,42 @@ async def test_the_worker_joins_its_groups_again_after_the_layer_was_away(group:
     assert list(layer.groups.get(group, ())) == [shared.channel]
     await layer.group_send(group, notification(group))
     await asyncio.wait_for(listener.heard.wait(), 5)
+
+
+async def test_sessions_groups_are_one_member_each_and_hear_only_their_own() -> None:
+    layer = InMemoryChannelLayer()
+    shared = SharedGroups(layer)
+    sessions = {f"s{n}": Listener() for n in range(300)}
+    await asyncio.gather(*(shared.join(session_group(name), listener) for name, listener in sessions.items()))
+    assert all(list(layer.groups[session_group(name)]) == [shared.channel] for name in sessions)
+    await layer.group_send(session_group("s7"), {"type": SESSION_CLOSED, "group": session_group("s7")})
+    await settle(layer, shared.channel)
+    assert [name for name, listener in sessions.items() if listener.events] == ["s7"]
+
+
+async def test_joins_of_different_groups_do_not_wait_for_one_another() -> None:
+    class SlowLayer(InMemoryChannelLayer):
+        """Each group_add takes 50 ms, as a round trip to a busy Redis may."""
+
+        async def group_add(self, group: str, channel: str) -> None:
+            await asyncio.sleep(0.05)
+            await super().group_add(group, channel)
+
+    shared = SharedGroups(SlowLayer())
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await asyncio.gather(*(shared.join(session_group(f"s{n}"), Listener()) for n in range(20)))
+    # One after another would take a second; together (within the layer's concurrency) a few rounds.
+    assert loop.time() - started < 0.5
+
+
+async def test_a_message_for_one_groups_streams_reaches_them_without_a_layer_group() -> None:
+    layer = InMemoryChannelLayer()
+    shared = SharedGroups(layer)
+    listener = Listener()
+    await shared.join(session_group("abc"), listener)
+    channel = await shared.worker_channel()
+    await layer.send(channel, {"type": "mcp.sse_send", "group": session_group("abc"), "message": {}})
+    await layer.send(channel, {"type": "mcp.sse_send", "group": session_group("other"), "message": {}})
+    await settle(layer, channel)
+    assert [event["group"] for event in listener.events] == [session_group("abc")]
