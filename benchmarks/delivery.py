@@ -98,8 +98,8 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` and `tests` 
 
 from benchmarks.delivery_clients import SSE, Exchange, call, open_exchange
 from benchmarks.servers import Server, can_pin
-from tests.live import migrate
-from tests.transports.workers import two_workers
+from tests.live import LiveServer, migrate
+from tests.transports.workers import UvicornServer, two_workers
 
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
 LIST_CHANGED = "notifications/tools/list_changed"
@@ -129,6 +129,8 @@ def parse_args() -> argparse.Namespace:
                         help="seconds to wait for missing notifications after the last trigger "
                              "(default max(10, listeners / 250)); later arrivals count as lost")
     parser.add_argument("--no-floor", action="store_true", help="skip the plain-ASGI floor")
+    parser.add_argument("--server", choices=["daphne", "uvicorn"], default="daphne",
+                        help="what serves the two django_mcp workers (default daphne, the README's setup)")
     args = parser.parse_args()
     try:
         args.counts = [int(x) for x in args.listeners.split(",") if x.strip()]
@@ -650,7 +652,7 @@ def main() -> int:
     modes = ["legacy", "modern"] if args.mode == "both" else [args.mode]
     wall = time.perf_counter()
     soft, hard = raise_nofile()
-    print(f"delivery: {args.counts} listeners on worker A, {args.triggers} triggers on worker B every "
+    print(f"delivery: {args.counts} listeners on worker A ({args.server}), {args.triggers} triggers on worker B every "
           f"{args.interval_ms:g} ms, {args.runs} run(s) of {', '.join(modes)}, opening {args.open_concurrency} at a "
           f"time within {args.ready_timeout:g} s{'' if args.no_floor else ', each beside the floor'}")
     print(f"python {sys.version.split()[0]}, daphne {version('daphne')}, channels {version('channels')}, "
@@ -677,7 +679,8 @@ def main() -> int:
             for count in args.counts:
                 server_pinned = pin({SERVER_CPU})  # the workers inherit CPU 0 ...
                 try:
-                    with two_workers(env, keepalive="15", prefix=f"delivery-{count}") as workers:
+                    server = UvicornServer if args.server == "uvicorn" else LiveServer
+                    with two_workers(env, keepalive="15", prefix=f"delivery-{count}", server=server) as workers:
                         load_pinned = pin({LOAD_CPU})  # ... and this process moves to CPU 1
                         where = ("workers on CPU 0 (the floor too, by taskset), this script on CPU 1"
                                  if server_pinned and load_pinned and can_pin() else "none")

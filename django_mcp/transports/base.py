@@ -15,6 +15,7 @@ channel is opened for requests that never need one.
 import asyncio
 import inspect
 import logging
+import sys
 from typing import Any
 
 from channels.consumer import AsyncConsumer, get_handler_name
@@ -31,6 +32,9 @@ from .refusals import ForbiddenOrigin, MisdirectedHost, PayloadTooLarge, Refusal
 from .responding import RespondingMixin
 from .security import host_is_allowed, origin_is_allowed
 
+
+# asyncio.Task(..., eager_start=True) exists from Python 3.12.
+EAGER_TASKS = sys.version_info >= (3, 12)
 
 logger = logging.getLogger("django_mcp.transports")
 
@@ -322,9 +326,19 @@ class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, Responding
         would look the loop up again (a getpid() system call on Python 3.11) after testing its argument."""
         return self.finished.future.get_loop().create_task(coroutine)
 
-    def spawn(self, coroutine: Any) -> asyncio.Task[Any]:
-        """Run a task owned by this request; it is cancelled when the consumer ends."""
-        task = self.new_task(coroutine)
+    def spawn(self, coroutine: Any, *, eager: bool = False) -> asyncio.Task[Any]:
+        """
+        Run a task owned by this request; it is cancelled when the consumer ends. ``eager`` runs it
+        at once, up to its first real wait, where Python allows it (3.12 and later): a task that
+        never waits — a notification written to a stream whose socket takes it — then costs no
+        trip through the event loop, and is not kept.
+        """
+        if eager and EAGER_TASKS:
+            task = asyncio.Task(coroutine, loop=asyncio.get_running_loop(), eager_start=True)
+            if task.done():
+                return task
+        else:
+            task = self.new_task(coroutine)
         background = self.background
         if not background:
             self.background = {task}

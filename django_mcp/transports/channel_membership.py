@@ -27,6 +27,7 @@ class ChannelMembershipMixin:
     channel_layer: Any
     groups: set[str]
     _left_for_good = False
+    spawn: Any
     #: Events of this request's groups waiting for it, while one task hands them over.
     shared_inbox: "deque[dict[str, Any]] | None" = None
 
@@ -79,7 +80,9 @@ class ChannelMembershipMixin:
         inbox = self.shared_inbox
         if inbox is None:
             self.shared_inbox = deque((event,))
-            self.spawn(self._hand_over_shared())
+            # Eagerly: the worker's reader hands an event to a thousand streams in one pass, and
+            # each that can write at once is done before the next, with no task left over.
+            self.spawn(self._hand_over_shared(), eager=True)
             return
         if len(inbox) >= mcp_settings.STREAM_QUEUE_SIZE:
             logger.warning("A stream fell %d notifications behind; ending it", len(inbox))

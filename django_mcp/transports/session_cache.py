@@ -29,6 +29,7 @@ from ..fanout import ROWS_CHANGED, SESSION_CHANGED, SESSIONS_GROUP, layer_call, 
 from ..snapshots import snapshots
 from ..stores.session_ids import key_of
 from ..stores.sessions import SessionState
+from .layer_reading import is_read_timeout
 
 
 logger = logging.getLogger("django_mcp.sessions")
@@ -110,12 +111,20 @@ class SessionCache:
                 event = await layer.receive(channel)
             except asyncio.CancelledError:
                 raise
-            except Exception:
+            except Exception as exc:
+                if is_read_timeout(exc):
+                    # Nothing to hear for a while, not an outage (transports/layer_reading.py).
+                    await asyncio.sleep(0.01)
+                    continue
                 # The layer is down: what we hold may be missing announcements, so hold nothing.
                 logger.warning("Session announcements unavailable; not caching sessions for a while", exc_info=True)
                 self.clear()
                 snapshots.forget()
                 await asyncio.sleep(1.0)
+                # A restarted Redis has forgotten the group: join it again before trusting it.
+                while not await rejoin_once(layer, channel):
+                    self.clear()
+                    await asyncio.sleep(1.0)
                 continue
             if event.get("type") == SESSION_CHANGED:
                 # "sessions" from a batch; "session" alone from workers of earlier releases.
@@ -130,11 +139,14 @@ class SessionCache:
             await rejoin_once(layer, channel)
 
 
-async def rejoin_once(layer: Any, channel: str) -> None:
+async def rejoin_once(layer: Any, channel: str) -> bool:
+    """Join the announcement group (again); whether the layer took it."""
     try:
         await layer.group_add(SESSIONS_GROUP, channel)
     except Exception:
         logger.warning("Could not join %s", SESSIONS_GROUP, exc_info=True)
+        return False
+    return True
 
 
 session_cache = SessionCache()

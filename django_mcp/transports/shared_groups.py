@@ -19,8 +19,8 @@ returned always reaches it (the listen stream acknowledges only then; a GET stre
 session only then). Different groups change concurrently, within ``fanout.LAYER_CONCURRENCY``, so a
 thousand sessions opening at once are not queued behind one another. A layer that stays
 unreachable ends every member's stream, as a stream's own reader used to, so clients reconnect;
-after a failure the worker joins every group it holds again (a restarted Redis has forgotten
-them), and it renews them now and then, because channels_redis drops a group member after its
+after a failed read the worker joins every group it holds again as soon as the layer answers (a
+restarted Redis has forgotten them), and it renews them now and then, because channels_redis drops a group member after its
 ``group_expiry`` (a day by default).
 """
 
@@ -71,6 +71,7 @@ class SharedGroups:
         self.groups: dict[str, _Group] = {}
         self.opening = asyncio.Lock()
         self.tasks: list[asyncio.Task[Any]] = []
+        self.rejoining: asyncio.Task[Any] | None = None
 
     def members(self, group: str) -> frozenset[Member]:
         """The streams of this worker in ``group`` now."""
@@ -138,29 +139,49 @@ class SharedGroups:
             del self.groups[group]
 
     async def _read(self, channel: str) -> None:
-        reader = PatientReader(self.layer, channel)
+        reader = PatientReader(self.layer, channel, on_trouble=self._rejoin_when_back)
         while (event := await reader.next()) is not None:
-            if reader.recovered:
-                # The layer was away: a restarted Redis has forgotten the worker's memberships.
-                # (Kept in self.tasks: the loop holds only a weak reference to a task.)
-                self.tasks.append(asyncio.get_running_loop().create_task(self._rejoin()))
             entry = self.groups.get(event.get("group"))  # type: ignore[arg-type]
             if entry is not None:
                 for member in tuple(entry.members):
-                    member.receive_shared(event)
+                    try:
+                        member.receive_shared(event)
+                    except Exception:  # one stream's fault must not stop the reader of them all
+                        logger.exception("A stream could not take a %s event", event.get("type"))
         self._give_up()
 
-    async def _rejoin(self) -> None:
-        await asyncio.gather(*(self._join_again(group, entry) for group, entry in tuple(self.groups.items())))
+    def _rejoin_when_back(self) -> None:
+        """
+        The layer failed a read: it may be a restarted Redis, which has forgotten the worker's
+        memberships, so that nothing would ever reach the channel again. Join every group again
+        as soon as the layer answers (not when an event arrives: none would).
+        """
+        if self.rejoining is None or self.rejoining.done():
+            # Kept in self.tasks too: the loop holds only a weak reference to a task.
+            self.rejoining = asyncio.get_running_loop().create_task(self._rejoin_until_done())
+            self.tasks.append(self.rejoining)
 
-    async def _join_again(self, group: str, entry: _Group) -> None:
+    async def _rejoin_until_done(self) -> None:
+        pause = 0.2
+        while self.channel is not None and not await self._rejoin():
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 5.0)
+
+    async def _rejoin(self) -> bool:
+        """Join every group the worker holds again; whether the layer took every one."""
+        done = await asyncio.gather(*(self._join_again(group, entry) for group, entry in tuple(self.groups.items())))
+        return all(done)
+
+    async def _join_again(self, group: str, entry: _Group) -> bool:
         async with entry.lock:
             if not entry.joined or self.channel is None:
-                return
+                return True
             try:
                 await layer_call(self.layer.group_add, group, self.channel)
             except Exception:
                 logger.warning("Could not join channel group %s again", group, exc_info=True)
+                return False
+            return True
 
     async def _renew(self) -> None:
         while True:
@@ -176,6 +197,7 @@ class SharedGroups:
             if task is not asyncio.current_task():
                 task.cancel()
         self.tasks = []
+        self.rejoining = None
         for member in members:
             member.shared_groups_lost()
 

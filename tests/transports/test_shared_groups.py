@@ -203,3 +203,98 @@ async def test_a_message_for_one_groups_streams_reaches_them_without_a_layer_gro
     await layer.send(channel, {"type": "mcp.sse_send", "group": session_group("other"), "message": {}})
     await settle(layer, channel)
     assert [event["group"] for event in listener.events] == [session_group("abc")]
+
+
+async def test_a_member_that_fails_to_take_an_event_does_not_stop_the_others(caplog) -> None:
+    class Broken(Listener):
+        def receive_shared(self, event: dict[str, Any]) -> None:
+            raise RuntimeError("a bug in one stream")
+
+    layer = InMemoryChannelLayer()
+    shared = SharedGroups(layer)
+    broken, fine = Broken(), Listener()
+    await shared.join(BROADCAST_GROUP, broken)
+    await shared.join(BROADCAST_GROUP, fine)
+    for n in (1, 2):
+        await layer.group_send(BROADCAST_GROUP, notification(BROADCAST_GROUP, n))
+    await settle(layer, shared.channel)
+    assert [event["n"] for event in fine.events] == [1, 2]
+    assert "could not take" in caplog.text
+
+
+async def test_the_worker_joins_again_when_the_layer_is_back_though_nothing_arrives() -> None:
+    class RestartedLayer(InMemoryChannelLayer):
+        """One read fails as Redis goes away; it comes back having forgotten every group, and
+        nothing is ever sent to the worker's channel again (nobody can: it is in no group)."""
+
+        failed = False
+
+        async def receive(self, channel: str) -> dict[str, Any]:
+            if not self.failed:
+                self.failed = True
+                self.groups.clear()
+                raise ConnectionError("Redis restarted")
+            return await super().receive(channel)
+
+    layer = RestartedLayer()
+    shared = SharedGroups(layer)
+    listener = Listener()
+    await shared.join(BROADCAST_GROUP, listener)
+    for _ in range(100):
+        if layer.groups.get(BROADCAST_GROUP):
+            break
+        await asyncio.sleep(0.02)
+    assert list(layer.groups.get(BROADCAST_GROUP, ())) == [shared.channel]
+    await layer.group_send(BROADCAST_GROUP, notification(BROADCAST_GROUP))
+    await asyncio.wait_for(listener.heard.wait(), 5)
+
+
+async def test_reads_that_only_time_out_are_not_an_outage(monkeypatch) -> None:
+    class TimeoutError(Exception):  # noqa: A001 - named as redis-py names its own
+        """redis-py's: raised when Redis has not replied within socket_timeout (5 s by default)."""
+
+    class IdleRedisLayer(InMemoryChannelLayer):
+        """Every blocking read times out, as an idle channels_redis one on redis-py 8 does."""
+
+        reads = 0
+
+        async def receive(self, channel: str) -> dict[str, Any]:
+            self.reads += 1
+            if self.reads <= 3 * layer_reading.READER_ATTEMPTS:
+                raise TimeoutError("Timeout reading from 127.0.0.1:6379")
+            return await super().receive(channel)
+
+    monkeypatch.setattr(layer_reading, "READER_ATTEMPTS", 2)
+    layer = IdleRedisLayer()
+    shared = SharedGroups(layer)
+    listener = Listener()
+    await shared.join(BROADCAST_GROUP, listener)
+    await layer.group_send(BROADCAST_GROUP, notification(BROADCAST_GROUP))
+    await asyncio.wait_for(listener.heard.wait(), 5)
+    assert not listener.lost and layer.reads > 3 * layer_reading.READER_ATTEMPTS
+
+
+async def test_a_quiet_worker_on_real_redis_keeps_listening(services, monkeypatch) -> None:
+    """
+    On channels_redis with redis-py 8, an idle read ends in redis-py's TimeoutError every few
+    seconds (its socket_timeout and channels_redis's blocking read are both 5 s). Counted as
+    failures, they made a quiet worker give up on a healthy Redis and end every stream after a
+    minute; here, after one failure. 12 s of quiet must change nothing.
+    """
+    from channels_redis.core import RedisChannelLayer
+
+    monkeypatch.setattr(layer_reading, "READER_ATTEMPTS", 0)  # the first real failure gives up
+    layer = RedisChannelLayer(hosts=[("127.0.0.1", 6379)], prefix=f"{services['MCP_TEST_REDIS_PREFIX']}_quiet")
+    shared = SharedGroups(layer)
+    listener = Listener()
+    await shared.join(BROADCAST_GROUP, listener)
+    try:
+        await asyncio.sleep(12)
+        assert not listener.lost and shared.channel is not None
+        await layer.group_send(BROADCAST_GROUP, notification(BROADCAST_GROUP))
+        await asyncio.wait_for(listener.heard.wait(), 5)
+    finally:
+        await shared.leave(BROADCAST_GROUP, listener)
+        for task in shared.tasks:
+            task.cancel()
+        await layer.flush()

@@ -27,11 +27,32 @@ class Workers:
                 f"worker B: {self.b.url} log {self.b.log_path}")
 
 
+class UvicornServer(LiveServer):
+    """A :class:`~tests.live.LiveServer` served by uvicorn instead of daphne (uvloop and httptools when installed)."""
+
+    def command(self) -> list[str]:
+        import importlib.util
+
+        speedups = [*(["--loop", "uvloop"] if importlib.util.find_spec("uvloop") else []),
+                    *(["--http", "httptools"] if importlib.util.find_spec("httptools") else [])]
+        # A backlog as deep as daphne's is shallow (50): opening thousands of streams at once overflows it.
+        return [sys.executable, "-m", "uvicorn", "--host", self.host, "--port", str(self.port), "--backlog", "4096",
+                "--no-access-log", "--timeout-keep-alive", "3600", *speedups, *self.args, self.app]
+
+    def _listening_logged(self) -> bool:
+        assert self.log_path is not None
+        try:
+            return "Uvicorn running on" in self.log_path.read_text(errors="replace")
+        except OSError:
+            return False
+
+
 @contextmanager
-def two_workers(services: Mapping[str, str], *, keepalive: str, prefix: str) -> Iterator[Workers]:
-    """Two daphne processes on the same services, with short keep-alives so waits are checked often."""
+def two_workers(services: Mapping[str, str], *, keepalive: str, prefix: str,
+                server: type[LiveServer] = LiveServer) -> Iterator[Workers]:
+    """Two server processes (daphne unless ``server`` says otherwise) on the same services, with short keep-alives so waits are checked often."""
     env = {**services, "MCP_TEST_KEEPALIVE": keepalive}
-    with LiveServer(env=env, name=f"{prefix}-a") as a, LiveServer(env=env, name=f"{prefix}-b") as b:
+    with server(env=env, name=f"{prefix}-a") as a, server(env=env, name=f"{prefix}-b") as b:
         yield Workers(a, b, env)
 
 
