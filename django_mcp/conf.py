@@ -168,6 +168,22 @@ DEFAULTS: dict[str, Any] = {
     "METRICS_PATH": "metrics",
     # When set, the metrics endpoint answers only requests with "Authorization: Bearer <this>".
     "METRICS_BEARER_TOKEN": None,
+    # The TASKS backend (an alias of Django's TASKS setting) that runs MCP tasks (the feature app
+    # django_mcp.tasks). A backend that runs work in other processes (django-tasks-db's database
+    # backend, RQ, Celery) makes tasks durable; with the immediate backend (Django's default) or
+    # None, tasks run in the web worker that made them and are lost when it stops.
+    "TASK_BACKEND": "default",
+    # How long a task and its result are kept after it was made, in milliseconds (its ttlMs); None
+    # keeps them until mcp_clearsessions runs with no limit. A client may ask for less.
+    "TASK_TTL_MS": 3_600_000,
+    # The poll interval suggested to clients, in milliseconds (pollInterval / pollIntervalMs).
+    "TASK_POLL_INTERVAL_MS": 1000,
+    # Tasks one principal may have working or waiting for input at once; past it a task-augmented
+    # call is refused (the client waits for one to finish). None: no limit.
+    "MAX_TASKS_PER_USER": 20,
+    # How often running work writes its heartbeat, in seconds. A task not heard from for three of
+    # them has lost its worker: it ends failed (or, for a tool annotated idempotentHint, runs again).
+    "TASK_HEARTBEAT_SECONDS": 10,
 }
 
 #: Settings that only a feature app reads, and that app: set while the app is not installed, they
@@ -182,6 +198,11 @@ FEATURE_SETTINGS = {
     "OAUTH_ALLOWED_REDIRECT_HOSTS": "django_mcp.oauth",
     "METRICS_PATH": "django_mcp.metrics",
     "METRICS_BEARER_TOKEN": "django_mcp.metrics",
+    "TASK_BACKEND": "django_mcp.tasks",
+    "TASK_TTL_MS": "django_mcp.tasks",
+    "TASK_POLL_INTERVAL_MS": "django_mcp.tasks",
+    "MAX_TASKS_PER_USER": "django_mcp.tasks",
+    "TASK_HEARTBEAT_SECONDS": "django_mcp.tasks",
 }
 
 IMPORT_STRINGS = {"SESSION_STORE", "EVENT_STORE", "SITE", "MODEL_OPTIONS_CLASS", "DEFAULT_AUTHENTICATION_CLASSES",

@@ -139,10 +139,11 @@ class Primitive:
     @classmethod
     def check_options(cls, options: dict[str, Any], where: str) -> None:
         """Refuse options this kind of primitive does not have, naming them."""
-        unknown = sorted(set(options) - cls.options)
+        known = cls.options | options_added_by_apps(cls.kind)
+        unknown = sorted(set(options) - known)
         if unknown:
             raise TypeError(f"{where} got unknown option{'s' if len(unknown) > 1 else ''} "
-                            f"{', '.join(map(repr, unknown))}; known options: {', '.join(sorted(cls.options))}")
+                            f"{', '.join(map(repr, unknown))}; known options: {', '.join(sorted(known))}")
 
     # Identity ---------------------------------------------------------------------------------
 
@@ -279,6 +280,25 @@ def default_permissions() -> list[BasePermission]:
     if _defaults[0] is not classes:
         _defaults = (classes, as_permissions(classes))
     return _defaults[1]
+
+
+def options_added_by_apps(kind: str) -> frozenset[str]:
+    """
+    Options of ``kind`` (``"tool"``…) that installed apps add: an app's ``AppConfig`` names them in
+    ``mcp_primitive_options = {"tool": {"task_support"}}`` and reads them itself
+    (``getattr(primitive, name, default)``), as the tasks app does. Declared on the config rather
+    than registered in ``ready()``, so the short forms accept them whatever the order of
+    ``INSTALLED_APPS`` (django_mcp discovers ``mcp.py`` modules in its own ``ready()``). The options
+    class form needs nothing: any class attribute is an option.
+    """
+    from django.apps import apps
+
+    if not apps.apps_ready:
+        return frozenset()
+    added: set[str] = set()
+    for config in apps.get_app_configs():
+        added |= set((getattr(config, "mcp_primitive_options", None) or {}).get(kind, ()))
+    return frozenset(added)
 
 
 def as_class_attributes(options: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ as ``admin.py`` is.
 from __future__ import annotations
 
 import copy
+import weakref
 from typing import Any
 
 from django.apps import apps
@@ -76,6 +77,7 @@ class McpSite(ShortForms, SiteBackend):
     def __init__(self, name: str = "default") -> None:
         self.name = name
         self._registry = _Registry()
+        _sites_by_name[name] = self
 
     @property
     def _registry(self) -> _Registry:
@@ -299,6 +301,19 @@ class McpSite(ShortForms, SiteBackend):
 # The default site ---------------------------------------------------------------------------------
 
 _instances: dict[type, McpSite] = {}
+
+
+# Every site made in this process, by name: work that outlives its request (a task, on another
+# process) names its site and finds it here.
+_sites_by_name: weakref.WeakValueDictionary[str, McpSite] = weakref.WeakValueDictionary()
+
+
+def site_named(name: str) -> McpSite | None:
+    """The site called ``name``: the default site when that is its name, else one made in this process, or None."""
+    default = get_default_site()
+    if default.name == name:
+        return default
+    return _sites_by_name.get(name)
 
 
 def get_default_site() -> McpSite:

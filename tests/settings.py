@@ -9,10 +9,14 @@ several daphne processes on PostgreSQL with ``channels_redis``:
   ``MCP_TEST_PG_NAME``, default ``test``); anything else means SQLite at ``MCP_TEST_SQLITE``.
 - ``MCP_TEST_CHANNEL_LAYER``: ``redis`` to use ``channels_redis`` on 127.0.0.1:6379 with the
   prefix ``MCP_TEST_REDIS_PREFIX``; anything else means the in-memory layer.
+- ``MCP_TEST_TASKS``: ``db`` to run MCP tasks on the task framework's database backend (a
+  ``db_worker`` process runs them); anything else runs them in the server process.
 """
 
 import os
 from pathlib import Path
+
+import django
 
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -46,6 +50,7 @@ INSTALLED_APPS = [
     "django_mcp.query_tools",
     "django_mcp.oauth",
     "django_mcp.metrics",
+    "django_mcp.tasks",
     "tests.conformance_app",
     "tests.testapp",
     "tests.catalogue",
@@ -74,6 +79,14 @@ TEMPLATES = [
         },
     }
 ]
+
+# The task framework's database backend, for durable MCP tasks (tests/tasks): its app is always
+# installed so its table exists; TASKS uses it only where a test asks (MCP_TEST_TASKS=db), with a
+# db_worker process running the work. Otherwise Django's immediate backend, so django_mcp.tasks
+# runs tasks in the server process. On Django 5.2 the task framework is the django-tasks backport.
+INSTALLED_APPS += [*(["django_tasks"] if django.VERSION < (6, 0) else []), "django_tasks_db"]
+if os.environ.get("MCP_TEST_TASKS") == "db":
+    TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
 if os.environ.get("MCP_TEST_WITHOUT_TOOL_ADMIN") == "1":
     # benchmarks/tool_admin.py's "core" variant: the tool admin, call log and query tools not installed.

@@ -30,6 +30,7 @@ from .errors import (
     echo,
     echo_text,
 )
+from .extensions import ExtensionResult, extension_method, installed_extensions
 from .handlers import completion, lifecycle, prompts, resources, subscriptions, tools
 from .plain_results import is_plain_server_info, is_plain_text_call_result
 from .versions import META_SERVER_INFO
@@ -111,12 +112,18 @@ class Dispatcher:
         """Run one method and return its wire-shaped result; raises :class:`McpError`."""
         handler = HANDLERS.get(method)
         if handler is None:
-            raise MethodNotFound(data=echo(method))
+            extension_handler = extension_method(method, ctx) if installed_extensions() else None
+            if extension_handler is None:
+                raise MethodNotFound(data=echo(method))
+            # An extension's method validates its own params: the core schemas do not know it.
+            ctx.method = method
+            return self.shape_result(method, await extension_handler(self, params, ctx), ctx)
         needed = CAPABILITY_FOR_METHOD.get(method)
         if needed is not None and needed not in self.backend.capabilities(ctx):
             raise MethodNotFound(f"Method not found: {method} (the server offers no {needed})", data=echo(method))
         request = self.parse(method, params, ctx)
         ctx.method = method
+        ctx.params = request.params
         result = await handler(self, request.params, ctx)
         return self.shape_result(method, result, ctx)
 
@@ -149,6 +156,13 @@ class Dispatcher:
         ignore unknown keys.
         """
         modern = ctx.is_modern
+        if isinstance(result, ExtensionResult):
+            # Its shape is the extension's (a task handle answering tools/call): not the method's schema.
+            if not modern:
+                return dict(result)
+            meta = dict(result.get("_meta") or {})
+            meta.setdefault(META_SERVER_INFO, self.server_info())
+            return {"resultType": "complete", **result, "_meta": meta}
         if method == "tools/call" and is_plain_text_call_result(result):
             # The schema round trip would return it unchanged. Asked before the 2026-07-28 members
             # are added: those are ours, and only the server info in them needs looking at.

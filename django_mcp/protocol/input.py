@@ -107,7 +107,7 @@ async def request_input(ctx: RequestContext, requests: dict[str, dict[str, Any]]
         needed = required_capability(spec["method"], spec.get("params"))
         if not client_has(ctx, needed):
             raise MissingClientCapability(needed)
-    if ctx.is_modern:
+    if ctx.is_modern or ctx.rerun_for_input:
         answers: dict[str, BaseModel] = {}
         missing: dict[str, dict[str, Any]] = {}
         for key, spec in requests.items():

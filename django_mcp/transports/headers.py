@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from ..protocol.errors import HeaderMismatch
+from ..protocol.extensions import extension_name_param
 from . import constants
 
 
@@ -18,7 +19,8 @@ _B64_PREFIX = "=?base64?"
 _B64_SUFFIX = "?="
 # Anything but tab and visible ASCII (0x20-0x7E) must travel base64-wrapped (MCP spec 2026-07-28, basic/transports/streamable-http).
 _NOT_PLAIN = re.compile(r"[^\t\x20-\x7e]")
-# Methods whose Mcp-Name mirrors a param (tasks extension methods are not served).
+# Methods whose Mcp-Name mirrors a param; an installed protocol extension names its own methods'
+# (protocol/extensions.py).
 NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
@@ -78,7 +80,7 @@ def validate(headers: dict[bytes, str], message: dict[str, Any], protocol_versio
     if sent_method.strip(" \t") != method:
         raise HeaderMismatch("Mcp-Method header does not match the request body's method")
     params = message.get("params") or {}
-    name_param = NAME_PARAM.get(method)
+    name_param = NAME_PARAM.get(method) or extension_name_param(method)
     if name_param is not None and name_param in params:
         sent_name = headers.get(constants.MCP_NAME)
         if sent_name is None:

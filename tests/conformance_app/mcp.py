@@ -16,13 +16,16 @@ their fixtures on the default site:
   PNG/WAV samples shared with tools and prompts;
 * ``prompts.py`` — ``test_simple_prompt``, ``test_prompt_with_arguments`` (with completion of
   ``arg1``), ``test_prompt_with_embedded_resource``, ``test_prompt_with_image`` and
-  ``test_input_required_result_prompt``.
+  ``test_input_required_result_prompt``;
+* ``tasks.py`` — the ``tasks-*`` scenarios' ``greet``, ``slow_compute``, ``failing_job``,
+  ``protocol_error_job``, ``confirm_delete``, ``multi_input`` and ``test_tool_with_task``
+  (the feature app ``django_mcp.tasks``).
 
 Run the suite against a server that has this app installed with ``scripts/conformance-server``
 and the harness under ``tools/conformance/``.
 """
 
-from . import prompts, resources, tools
+from . import prompts, resources, tasks, tools
 
 
-__all__ = ["prompts", "resources", "tools"]
+__all__ = ["prompts", "resources", "tasks", "tools"]

@@ -8,6 +8,7 @@ from pydantic import ValidationError
 
 from ..context import LOG_LEVELS, RequestContext
 from ..errors import InvalidParams, McpError, echo_text
+from ..extensions import with_extension_capabilities
 from ..versions import ALL_VERSIONS, LEGACY_VERSIONS, Era, negotiate_legacy_version
 from .host import HandlerHost
 
@@ -24,7 +25,7 @@ def initialize_result(dispatcher: HandlerHost, params: dict[str, Any] | None, ct
     ctx.protocol_version = negotiate_legacy_version(requested)
     result: dict[str, Any] = {
         "protocolVersion": ctx.protocol_version,
-        "capabilities": dispatcher.backend.capabilities(ctx),
+        "capabilities": with_extension_capabilities(dispatcher.backend.capabilities(ctx), ctx),
         "serverInfo": dispatcher.backend.server_info(),
     }
     instructions = dispatcher.backend.instructions()
@@ -80,7 +81,7 @@ async def discover(dispatcher: HandlerHost, params: Any, ctx: RequestContext) ->
     cacheable."""
     result: dict[str, Any] = {
         "supportedVersions": list(reversed(ALL_VERSIONS)),
-        "capabilities": dispatcher.backend.capabilities(ctx),
+        "capabilities": with_extension_capabilities(dispatcher.backend.capabilities(ctx), ctx),
     }
     instructions = dispatcher.backend.instructions()
     if instructions:

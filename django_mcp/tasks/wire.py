@@ -1,0 +1,72 @@
+"""
+A task as each era puts it on the wire.
+
+2025-11-25 (MCP spec 2025-11-25, basic/utilities/tasks): ``Task`` is ``taskId``, ``status``,
+``statusMessage``, ``createdAt``, ``lastUpdatedAt``, ``ttl`` and ``pollInterval`` (milliseconds);
+``CreateTaskResult`` wraps it in ``task``.
+
+2026-07-28 (the ``io.modelcontextprotocol/tasks`` extension, SEP-2663, "Task" and "DetailedTask"):
+the same with ``ttlMs`` and ``pollIntervalMs``, flat in a ``CreateTaskResult`` with ``resultType:
+"task"``; ``tasks/get`` gives the *detailed* task: its ``inputRequests`` while it waits for input,
+its ``result`` once completed, its ``error`` once failed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ..conf import mcp_settings
+from .models import McpTask
+
+
+#: The extension's identifier (SEP-2663).
+EXTENSION = "io.modelcontextprotocol/tasks"
+#: ``_meta`` key tying a 2025-11-25 message to its task (MCP spec 2025-11-25, basic/utilities/tasks,
+#: "Related Task Metadata").
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+
+
+def timestamp(moment: datetime) -> str:
+    """ISO 8601 in UTC, to the millisecond."""
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def legacy_task(task: McpTask) -> dict[str, Any]:
+    """The 2025-11-25 ``Task``."""
+    body: dict[str, Any] = {"taskId": task.id, "status": task.status}
+    if task.status_message:
+        body["statusMessage"] = task.status_message
+    body.update(createdAt=timestamp(task.created), lastUpdatedAt=timestamp(task.last_updated), ttl=task.ttl_ms)
+    interval = mcp_settings.TASK_POLL_INTERVAL_MS
+    if interval:
+        body["pollInterval"] = interval
+    return body
+
+
+def modern_task(task: McpTask) -> dict[str, Any]:
+    """The 2026-07-28 ``Task`` (without the detail of :func:`detailed_task`)."""
+    body: dict[str, Any] = {"taskId": task.id, "status": task.status}
+    if task.status_message:
+        body["statusMessage"] = task.status_message
+    body.update(createdAt=timestamp(task.created), lastUpdatedAt=timestamp(task.last_updated), ttlMs=task.ttl_ms)
+    interval = mcp_settings.TASK_POLL_INTERVAL_MS
+    if interval:
+        body["pollIntervalMs"] = interval
+    return body
+
+
+def detailed_task(task: McpTask, shaped_result: dict[str, Any] | None) -> dict[str, Any]:
+    """
+    The 2026-07-28 ``DetailedTask``: every question still open while ``input_required``, the
+    call's result (``shaped_result``: what ``tools/call`` would have answered) once completed, the
+    JSON-RPC error once failed.
+    """
+    body = modern_task(task)
+    if task.status == McpTask.INPUT_REQUIRED:
+        body["inputRequests"] = dict(task.input_requests)
+    elif task.status == McpTask.COMPLETED and shaped_result is not None:
+        body["result"] = shaped_result
+    elif task.status == McpTask.FAILED:
+        body["error"] = task.error or {"code": -32603, "message": task.status_message or "The task failed"}
+    return body
