@@ -8,6 +8,8 @@ PostgreSQL and CHANNEL_LAYERS at ``channels_redis`` (see README).
 import os
 from pathlib import Path
 
+import django
+
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -36,8 +38,17 @@ INSTALLED_APPS = [
     "django_mcp.oauth",
     # Prometheus metrics of each worker at /metrics (pip install "django-mcpkit[metrics]").
     "django_mcp.metrics",
+    # Long tool calls as durable MCP tasks (pip install "django-mcpkit[tasks]"), run by the task
+    # framework's database backend: scripts/demo starts its worker (manage.py db_worker).
+    "django_mcp.tasks",
+    *(["django_tasks"] if django.VERSION < (6, 0) else []),  # the task framework's backport on Django 5.2
+    "django_tasks_db",
     "example_project.library",
 ]
+
+# Django's task framework: MCP tasks (django_mcp.tasks) go to the database, and `manage.py
+# db_worker` runs them, so a task outlives the server process that made it.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

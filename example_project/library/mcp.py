@@ -140,6 +140,28 @@ async def check_shelves(ctx: Context, pause: float = Field(0.05, ge=0, le=1, des
     return f"Checked {len(shelves)} shelves: {out} book(s) out."
 
 
+@tool(task_support="optional", annotations={"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False})
+async def audit_books(ctx: Context, pause: float = Field(0.1, ge=0, le=2, description="Seconds per book")) -> str:
+    """
+    Audit every book of the catalogue (summary, year, author), reporting progress book by book. It
+    takes a while, so clients that support MCP tasks get a task handle at once and follow it; the
+    work runs in the task worker (scripts/demo starts one) and survives the client going away.
+    """
+    problems: list[str] = []
+    total = await Book.objects.acount()
+    done = 0
+    async for book in Book.objects.select_related("author").order_by("pk"):
+        done += 1
+        if not book.summary.strip():
+            problems.append(f"{book.title}: no summary")
+        if not 1400 <= book.published <= 2100:
+            problems.append(f"{book.title}: unlikely year {book.published}")
+        await ctx.report_progress(done, total, f"Audited {book.title}")
+        await asyncio.sleep(pause)  # a real audit looks further: scans, prices, availability
+    found = "\n".join(f"- {problem}" for problem in problems) or "nothing to report"
+    return f"Audited {total} books: {len(problems)} problem(s).\n{found}"
+
+
 async def _shelf_letters():
     seen = set()
     async for title in Book.objects.values_list("title", flat=True):
