@@ -19,15 +19,36 @@ from tests.live import ROOT, LiveServer, migrate, server_env
 
 
 @pytest.fixture(scope="module")
-def example_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def example_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     env = {"DJANGO_SETTINGS_MODULE": "example_project.settings",
            "DEMO_SQLITE": str(tmp_path_factory.mktemp("demo") / "demo.sqlite3")}
     migrate(env)
     loaded = subprocess.run([sys.executable, "manage.py", "mcp_demo_data"], cwd=ROOT, env=server_env(env),
                             capture_output=True, text=True, timeout=60, check=True)
     assert "Demo data ready: 15 authors, 247 books" in loaded.stdout and "2 loans" in loaded.stdout
-    with LiveServer("example_project.asgi:application", env=env, name="example") as server:
+    return env
+
+
+@pytest.fixture(scope="module")
+def example_server(example_env: dict[str, str]) -> Iterator[LiveServer]:
+    with LiveServer("example_project.asgi:application", env=example_env, name="example") as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def task_worker(example_env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    """The task framework's database worker, as scripts/demo starts it beside the server."""
+    worker = subprocess.Popen([sys.executable, "manage.py", "db_worker", "--no-reload", "--no-startup-delay",
+                               "--interval", "0.1"], cwd=ROOT, env=server_env(example_env),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield worker
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            worker.kill()
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -39,7 +60,7 @@ async def test_example_catalogue_over_mcp(example_server: LiveServer, mode: str)
 
     async with asyncio.timeout(30), Client(example_server.mcp_url, mode=mode, elicitation_callback=confirm) as client:
         names = [tool.name for tool in (await client.list_tools()).tools]
-        assert names == ["search_books", "lend_book", "check_shelves", "book_list", "book_retrieve"]
+        assert names == ["search_books", "lend_book", "check_shelves", "audit_books", "book_list", "book_retrieve"]
         found = await client.call_tool("search_books", {"query": "calvino"})
         titles = [book["title"] for book in found.structured_content["result"]]
         assert titles == ["If on a winter's night a traveler", "Invisible Cities"]
@@ -66,7 +87,7 @@ async def test_the_librarian_key_reveals_the_guarded_tool(example_server: LiveSe
                                                   mode=mode) as librarian:
         names = [tool.name for tool in (await librarian.list_tools()).tools]
         assert names == ["search_loan", "get_loan", "search_books", "lend_book", "return_book", "check_shelves",
-                         "book_list", "book_retrieve", "book_put_back_on_shelf", "books_by_year"]
+                         "audit_books", "book_list", "book_retrieve", "book_put_back_on_shelf", "books_by_year"]
         found = await librarian.call_tool("search_books", {"query": "kindred"})
         book_id = found.structured_content["result"][0]["id"]
         await librarian.call_tool("lend_book", {"book_id": book_id})
@@ -144,3 +165,40 @@ async def test_the_tool_admin_showcase(example_server: LiveServer, mode: str) ->
         assert rows and all(1960 <= row["published"] <= 1980 for row in rows)
         back = await librarian.call_tool("book_put_back_on_shelf", {"filter": {"search": "Invisible Cities"}})
         assert not back.is_error, back.content
+
+
+async def test_the_audit_runs_as_a_task_in_the_task_worker(example_server: LiveServer,
+                                                           task_worker: subprocess.Popen[bytes]) -> None:
+    """
+    audit_books, called by a 2026-07-28 client that declares the tasks extension, answers with a
+    task at once; the demo's task worker (django-tasks-db's db_worker) runs it; tasks/get follows
+    it to the audit's report. Without the extension the same tool is an ordinary call.
+    """
+    import httpx2
+
+    def body(method: str, params: dict[str, Any], extensions: bool) -> dict[str, Any]:
+        capabilities = {"extensions": {"io.modelcontextprotocol/tasks": {}}} if extensions else {}
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": capabilities,
+                "io.modelcontextprotocol/clientInfo": {"name": "example-tests", "version": "1"}}
+        return {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
+
+    async def post(method: str, name: str, params: dict[str, Any], extensions: bool = True) -> dict[str, Any]:
+        headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
+                   "Mcp-Method": method, "Mcp-Name": name}
+        response = await http.post(example_server.mcp_url, json=body(method, params, extensions), headers=headers)
+        assert response.status_code == 200, response.text
+        return response.json()["result"]
+
+    async with asyncio.timeout(60), httpx2.AsyncClient() as http:
+        created = await post("tools/call", "audit_books", {"name": "audit_books", "arguments": {"pause": 0.01}})
+        assert created["resultType"] == "task" and created["status"] == "working"
+        task_id = created["taskId"]
+        while (task := await post("tasks/get", task_id, {"taskId": task_id}))["status"] == "working":
+            await asyncio.sleep(0.2)
+        assert task["status"] == "completed", task
+        assert task["result"]["content"][0]["text"].startswith("Audited 247 books")
+        plain = await post("tools/call", "audit_books", {"name": "audit_books", "arguments": {"pause": 0}},
+                           extensions=False)
+        assert plain["resultType"] == "complete" and plain["content"][0]["text"].startswith("Audited 247 books")
+    assert task_worker.poll() is None
