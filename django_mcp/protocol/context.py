@@ -77,8 +77,9 @@ class RequestContext:
     # answers 403 with an ``insufficient_scope`` challenge (RFC 6750 section 3.1) so the client can
     # ask the user for more (MCP spec 2025-11-25, basic/authorization, "Scope Challenge Handling").
     scope_challenge: frozenset[str] | None = None
-    #: The request's params as the revision's model parsed them, for hooks and extensions that
-    #: read a field the core does not (2025-11-25's ``task`` of a ``tools/call``).
+    #: The request's params as the client sent them (a dict or None), for hooks and extensions that
+    #: read a field the core does not (2025-11-25's ``task`` of a ``tools/call``, an extension's
+    #: ``subscriptions/listen`` filter keys).
     params: Any = None
     #: True where answers to the server's questions come by running the work again with them, as
     #: in 2026-07-28 (MCP spec 2026-07-28, basic/patterns/mrtr): a missing answer raises

@@ -123,7 +123,7 @@ class Dispatcher:
             raise MethodNotFound(f"Method not found: {method} (the server offers no {needed})", data=echo(method))
         request = self.parse(method, params, ctx)
         ctx.method = method
-        ctx.params = request.params
+        ctx.params = params
         result = await handler(self, request.params, ctx)
         return self.shape_result(method, result, ctx)
 

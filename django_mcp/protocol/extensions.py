@@ -14,9 +14,12 @@ installs it with :func:`register_extension` (in ``AppConfig.ready()``). The disp
   ``server/discover`` (:meth:`ProtocolExtension.contribute_capabilities`);
 - passes an :class:`ExtensionResult` through unchanged (a ``tools/call`` answered with a task
   handle, say), where any other result is checked against the revision's schema;
-- and the HTTP transport checks the ``Mcp-Name`` header of an extension method against the param
+- the HTTP transport checks the ``Mcp-Name`` header of an extension method against the param
   the extension names (:meth:`ProtocolExtension.name_param`, MCP spec 2026-07-28,
-  basic/transports/streamable-http).
+  basic/transports/streamable-http);
+- and ``subscriptions/listen`` serves the filter keys an extension adds (MCP spec 2026-07-28,
+  basic/patterns/subscriptions): the extension says what it honours, which groups the stream
+  joins for it, and which events it wants (:meth:`ProtocolExtension.listen_filter`).
 
 No Django here: this module is part of the protocol layer.
 """
@@ -65,6 +68,22 @@ class ProtocolExtension:
     def name_param(self, method: str) -> str | None:
         """The param the ``Mcp-Name`` header must mirror for ``method`` of this extension, if any."""
         return None
+
+    async def listen_filter(self, requested: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        """
+        The part of a ``subscriptions/listen`` filter (``params.notifications`` as the client sent
+        it) this extension serves, to acknowledge: ``{}`` when it serves none. May refuse the
+        request (an ``McpError``), e.g. for a key the client may not use without the extension.
+        """
+        return {}
+
+    def listen_groups(self, honoured: dict[str, Any]) -> list[str]:
+        """The channel-layer groups a listen stream joins for what this extension honoured."""
+        return []
+
+    def listen_wants(self, event: dict[str, Any], honoured: dict[str, Any]) -> bool:
+        """Whether a listen stream with filter ``honoured`` forwards ``event`` (a kind of this extension's)."""
+        return False
 
     def declared_by(self, ctx: RequestContext) -> bool:
         """Whether the request's client declared this extension (2026-07-28: per request)."""
@@ -121,3 +140,21 @@ def with_extension_capabilities(capabilities: dict[str, Any], ctx: RequestContex
     for extension in _installed:
         extension.contribute_capabilities(combined, ctx)
     return combined
+
+
+async def extension_listen_filter(requested: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    """What the installed extensions honour of a ``subscriptions/listen`` filter, merged."""
+    honoured: dict[str, Any] = {}
+    for extension in _installed:
+        honoured.update(await extension.listen_filter(requested, ctx))
+    return honoured
+
+
+def extension_listen_groups(honoured: dict[str, Any]) -> list[str]:
+    """The groups a listen stream joins for the extensions' part of its filter."""
+    return [group for extension in _installed for group in extension.listen_groups(honoured)]
+
+
+def extension_listen_wants(event: dict[str, Any], honoured: dict[str, Any]) -> bool:
+    """Whether an installed extension wants ``event`` on a listen stream with filter ``honoured``."""
+    return any(extension.listen_wants(event, honoured) for extension in _installed)

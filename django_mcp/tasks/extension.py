@@ -32,10 +32,12 @@ from ..protocol.input import RESULT_MODEL_FOR_METHOD
 from . import runner, store
 from .hooks import legacy_tasks, owner_of
 from .models import McpTask
-from .wire import EXTENSION, RELATED_TASK, detailed_task, legacy_task
+from .wire import EXTENSION, RELATED_TASK, detailed_task, legacy_task, task_group
 
 
 PAGE_SIZE = 50
+# Task ids one subscriptions/listen may follow.
+MAX_FOLLOWED = 100
 # How often tasks/result looks at a task it waits for (seconds).
 RESULT_POLL_SECONDS = 0.25
 
@@ -59,6 +61,29 @@ class TasksExtension(ProtocolExtension):
 
     def name_param(self, method: str) -> str | None:
         return "taskId" if method in ("tasks/get", "tasks/update", "tasks/cancel") else None
+
+    async def listen_filter(self, requested: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        """
+        ``taskIds`` of a 2026-07-28 ``subscriptions/listen``: the tasks the requester may see, to
+        follow with ``notifications/tasks`` (SEP-2663, "Task Status Notifications"); ``-32021``
+        without the extension declared.
+        """
+        ids = requested.get("taskIds")
+        if ids is None or not ctx.is_modern:
+            return {}
+        _require_extension(ctx)
+        if not isinstance(ids, list):
+            raise InvalidParams("notifications.taskIds must be a list of task ids")
+        owner = owner_of(ctx)
+        visible = [task_id for task_id in dict.fromkeys(ids[:MAX_FOLLOWED])
+                   if await store.visible_task(task_id, owner) is not None]
+        return {"taskIds": visible}
+
+    def listen_groups(self, honoured: dict[str, Any]) -> list[str]:
+        return [task_group(task_id) for task_id in honoured.get("taskIds", [])]
+
+    def listen_wants(self, event: dict[str, Any], honoured: dict[str, Any]) -> bool:
+        return event.get("kind") == "task" and event.get("taskId") in honoured.get("taskIds", [])
 
 
 def _task_id(params: dict[str, Any] | None) -> Any:

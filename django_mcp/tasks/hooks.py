@@ -87,14 +87,15 @@ class TaskHook(Hook):
                                                   f"{EXTENSION} extension")
                 return await call_next(call)
             return await self.create(call, ttl_ms=None)
-        wanted = getattr(request.params, "task", None) if legacy_tasks(request) else None
-        if wanted is None:
+        params = request.params if isinstance(request.params, dict) else {}
+        wanted = params.get("task") if legacy_tasks(request) else None
+        if not isinstance(wanted, dict):  # absent (the revision's schema has checked its shape)
             if support == REQUIRED:
                 raise MethodNotFound("Task augmentation required for tools/call requests")
             return await call_next(call)
         if support == FORBIDDEN:
             raise MethodNotFound(f"The tool {call.tool.name!r} does not support task augmentation")
-        return await self.create(call, ttl_ms=getattr(wanted, "ttl", None))
+        return await self.create(call, ttl_ms=wanted.get("ttl"))
 
     async def create(self, call: ToolCall, *, ttl_ms: int | None) -> dict[str, Any]:
         """Make the task durably, start its work, and answer with its handle (``CreateTaskResult``)."""

@@ -36,7 +36,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from ..conf import mcp_settings
-from ..fanout import NOTIFY, publish_to_session
+from ..fanout import NOTIFY, publish, publish_to_session
 from ..protocol import jsonrpc
 from ..protocol.context import RequestContext
 from ..protocol.errors import InternalError, McpError
@@ -45,7 +45,7 @@ from ..protocol.versions import Era, at_least
 from ..sites import site_named
 from . import compat, store
 from .models import McpTask
-from .wire import legacy_task
+from .wire import detailed_task, legacy_task, task_group
 
 
 logger = logging.getLogger("django_mcp.tasks")
@@ -243,16 +243,23 @@ async def finish(task: McpTask, status: str, *, result: dict[str, Any] | None = 
 
 async def notify(task_id: str) -> None:
     """
-    ``notifications/tasks/status`` with the task as it is now, to the GET stream of the legacy
-    session that made it (MCP spec 2025-11-25, basic/utilities/tasks, "Task Status Notification"),
-    on whichever worker holds it. Optional for the server: clients poll, so a lost one costs nothing.
+    Announce the task as it is now, on whichever worker the listeners are: ``notifications/tasks``
+    with the detailed task to 2026-07-28 ``subscriptions/listen`` streams that follow it (SEP-2663,
+    "Task Status Notifications"), and ``notifications/tasks/status`` to the GET stream of the legacy
+    session that made it (MCP spec 2025-11-25, basic/utilities/tasks, "Task Status Notification").
+    Optional for the server: clients poll, so a lost one costs nothing.
     """
     task = await McpTask.objects.filter(pk=task_id).afirst()
-    if task is None or not task.session or _modern(task):
+    if task is None:
         return
-    message = jsonrpc.notification("notifications/tasks/status", legacy_task(task))
+    result = None if task.result is None else {"resultType": "complete", **task.result}
+    detailed = jsonrpc.notification("notifications/tasks", detailed_task(task, result))
     try:
-        await publish_to_session(task.session, {"type": NOTIFY, "kind": "task", "message": message})
+        await publish(task_group(task.id), {"type": NOTIFY, "kind": "task", "taskId": task.id, "message": detailed})
+        if task.session and not _modern(task):
+            status = jsonrpc.notification("notifications/tasks/status", legacy_task(task))
+            await publish_to_session(task.session, {"type": NOTIFY, "kind": "task", "taskId": task.id,
+                                                    "message": status})
     except Exception:
         logger.warning("Could not announce the status of task %s", task_id, exc_info=True)
 

@@ -22,6 +22,11 @@ from .models import McpTask
 
 #: The extension's identifier (SEP-2663).
 EXTENSION = "io.modelcontextprotocol/tasks"
+def task_group(task_id: str) -> str:
+    """The channel-layer group of one task's status changes (its ids are URL-safe base64, valid in a name)."""
+    return f"mcp.task.{task_id}"
+
+
 #: ``_meta`` key tying a 2025-11-25 message to its task (MCP spec 2025-11-25, basic/utilities/tasks,
 #: "Related Task Metadata").
 RELATED_TASK = "io.modelcontextprotocol/related-task"

@@ -19,6 +19,7 @@ from ..protocol import jsonrpc
 from ..protocol.context import RequestContext
 from ..protocol.dispatcher import Dispatcher
 from ..protocol.errors import HeaderMismatch, InvalidParams, InvalidRequest, McpError, ParseError
+from ..protocol.extensions import extension_listen_groups, extension_listen_wants
 from ..protocol.envelope import modern_version_of, read_envelope
 from ..protocol.versions import MODERN_VERSIONS, Era
 from ..request_state import SignedStateCodec
@@ -195,6 +196,8 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
             await self.join(BROADCAST_GROUP)
         for uri in honoured.get("resourceSubscriptions", []):
             await self.join(resource_group(uri))
+        for group in extension_listen_groups(honoured):
+            await self.join(group)
         return self._listen_iterator()
 
     async def _listen_iterator(self) -> Any:
@@ -330,4 +333,6 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
         kind = event.get("kind")
         if kind == "resource":
             return event.get("uri") in wanted.get("resourceSubscriptions", [])
-        return bool(wanted.get(f"{kind}ListChanged"))
+        if kind in ("tools", "prompts", "resources"):
+            return bool(wanted.get(f"{kind}ListChanged"))
+        return extension_listen_wants(event, wanted)

@@ -23,6 +23,7 @@ from ..protocol import jsonrpc
 from ..protocol.context import RequestContext
 from ..protocol.dispatcher import Dispatcher
 from ..protocol.errors import InvalidRequest, McpError, ParseError
+from ..protocol.extensions import extension_listen_groups, extension_listen_wants
 from ..protocol.handlers.lifecycle import handshake
 from ..protocol.input import wait_for_client_answer
 from ..protocol.envelope import modern_version_of, read_envelope
@@ -263,7 +264,10 @@ class StdioServer:
             if kind == "resource":
                 if event.get("uri") in honoured.get("resourceSubscriptions", []):
                     queue.put_nowait(event["message"])
-            elif honoured.get(f"{kind}ListChanged"):
+            elif kind in ("tools", "prompts", "resources"):
+                if honoured.get(f"{kind}ListChanged"):
+                    queue.put_nowait(event["message"])
+            elif extension_listen_wants(event, honoured):
                 queue.put_nowait(event["message"])
 
         self.listeners.append(wanted)
@@ -271,6 +275,8 @@ class StdioServer:
             await self.join(BROADCAST_GROUP)
         for uri in honoured.get("resourceSubscriptions", []):
             await self.join(resource_group(uri))
+        for group in extension_listen_groups(honoured):
+            await self.join(group)
 
         async def notifications() -> AsyncIterator[dict[str, Any]]:
             try:

@@ -9,6 +9,7 @@ from typing import Any
 from .. import jsonrpc
 from ..context import RequestContext
 from ..errors import McpError
+from ..extensions import extension_listen_filter, installed_extensions
 from ..versions import META_SUBSCRIPTION_ID
 from .host import HandlerHost
 
@@ -41,6 +42,11 @@ async def listen(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -> d
             honoured["resourceSubscriptions"] = readable
         else:
             del honoured["resourceSubscriptions"]
+    # Keys an installed extension adds to the filter (the tasks extension's taskIds), from the
+    # params as sent: the revision's model knows only the core's.
+    raw = (ctx.params or {}).get("notifications") if isinstance(ctx.params, dict) else None
+    if installed_extensions() and isinstance(raw, dict):
+        honoured.update(await extension_listen_filter(raw, ctx))
     subscription_id = ctx.request_id
     # Join the notification sources before acknowledging, so no change after the ack is missed.
     notifications = await ctx.listen(honoured)
