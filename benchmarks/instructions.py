@@ -55,8 +55,12 @@ LEGACY_SYNC = "django_mcp 2025-11-25 session"
 # project installs django_mcp by default, without it): the difference is what the metrics cost.
 MODERN_METRICS = "django_mcp 2026-07-28, async, metrics"
 LEGACY_METRICS = "django_mcp 2025-11-25, async, metrics"
-MODES = (BARE, MODERN_ASYNC, LEGACY_ASYNC, LEGACY_SYNC, MODERN_METRICS, LEGACY_METRICS)
+# The same calls with the tasks app installed: its hook takes part in every tools/call.
+MODERN_TASKS = "django_mcp 2026-07-28, async, tasks app"
+LEGACY_TASKS = "django_mcp 2025-11-25, async, tasks app"
+MODES = (BARE, MODERN_ASYNC, LEGACY_ASYNC, LEGACY_SYNC, MODERN_METRICS, LEGACY_METRICS, MODERN_TASKS, LEGACY_TASKS)
 METRICS_TWINS = {MODERN_METRICS: MODERN_ASYNC, LEGACY_METRICS: LEGACY_ASYNC}
+TASKS_TWINS = {MODERN_TASKS: MODERN_ASYNC, LEGACY_TASKS: LEGACY_ASYNC}
 
 
 class CallgrindServer(Server):
@@ -96,11 +100,13 @@ def measure(kind: str, mode: str, django_env: dict, conns: int, duration: float)
                                  {"DJANGO_SETTINGS_MODULE": None}, out_dir=out_dir)
     else:
         metrics = "0" if mode in METRICS_TWINS else "1"
+        tasks = "0" if mode in TASKS_TWINS else "1"
         server = CallgrindServer(kind, "tests.asgi:application", "cg-django-mcp",
-                                 {**django_env, "MCP_TEST_WITHOUT_METRICS": metrics}, out_dir=out_dir)
+                                 {**django_env, "MCP_TEST_WITHOUT_METRICS": metrics, "MCP_TEST_WITHOUT_TASKS": tasks},
+                                 out_dir=out_dir)
     try:
         server.start(timeout=300)
-        if mode in (BARE, MODERN_ASYNC, MODERN_METRICS):
+        if mode in (BARE, MODERN_ASYNC, MODERN_METRICS, MODERN_TASKS):
             spec = workload.modern_call("echo_async")
         else:
             session = workload.new_session(server.port)
@@ -176,6 +182,13 @@ def main() -> int:
             if with_metrics and without:
                 print(f"  {kind:7} {metered:34} {(with_metrics - without) / 1e3:+8.1f} k instructions/request "
                       f"({(with_metrics - without) / without:+.1%})")
+    print("\nWhat the tasks app costs a call that is not a task: instructions per request with it, minus without it")
+    for kind in kinds:
+        for with_app, twin in TASKS_TWINS.items():
+            installed, without = per_mode.get((kind, with_app)), per_mode.get((kind, twin))
+            if installed and without:
+                print(f"  {kind:7} {with_app:34} {(installed - without) / 1e3:+8.1f} k instructions/request "
+                      f"({(installed - without) / without:+.1%})")
     return 0
 
 

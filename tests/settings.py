@@ -93,6 +93,11 @@ if os.environ.get("MCP_TEST_WITHOUT_TOOL_ADMIN") == "1":
     INSTALLED_APPS = [app for app in INSTALLED_APPS
                       if app not in {"django_mcp.tool_admin", "django_mcp.call_log", "django_mcp.query_tools"}]
 
+if os.environ.get("MCP_TEST_WITHOUT_TASKS") == "1":
+    # benchmarks/run.py's default servers: django_mcp as a project installs it by default, without
+    # the optional tasks app (whose hook takes part in every tools/call and tools/list).
+    INSTALLED_APPS = [app for app in INSTALLED_APPS if app != "django_mcp.tasks"]
+
 if os.environ.get("MCP_TEST_WITHOUT_METRICS") == "1":
     # benchmarks/run.py measures django_mcp as a project installs it by default, without the
     # optional metrics app, beside a server with it.

@@ -69,7 +69,14 @@ async def visible_task(task_id: Any, owner: Owner) -> McpTask | None:
 
 
 async def active_count(owner: Owner) -> int:
-    return await McpTask.objects.filter(owner=owner.key, client=owner.client, status__in=McpTask.ACTIVE).acount()
+    """
+    Tasks of ``owner`` working or waiting for input (``MAX_TASKS_PER_USER``). Anonymous legacy
+    clients count per session; anonymous 2026-07-28 clients, which have none, share one count.
+    """
+    rows = McpTask.objects.filter(owner=owner.key, client=owner.client, status__in=McpTask.ACTIVE)
+    if owner.key == "anonymous" and owner.session:
+        rows = rows.filter(session=owner.session)
+    return await rows.acount()
 
 
 def expiry_for(ttl_ms: int | None) -> Any:
