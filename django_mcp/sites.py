@@ -316,6 +316,12 @@ def site_named(name: str) -> McpSite | None:
     return _sites_by_name.get(name)
 
 
+def all_sites() -> list[McpSite]:
+    """The default site and every other site made in this process (for system checks)."""
+    default = get_default_site()
+    return [default, *(found for found in list(_sites_by_name.values()) if found is not default)]
+
+
 def get_default_site() -> McpSite:
     """The site ``DJANGO_MCP["SITE"]`` names: an instance, or a class instantiated once."""
     # Asked on every request: skip the settings once resolved, and LazyObject's Python-level

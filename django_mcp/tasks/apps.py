@@ -15,6 +15,7 @@ class TasksConfig(AppConfig):
         from ..hooks import register_hook
         from ..protocol.extensions import register_extension
         from ..signals import clearing_expired
+        from . import checks  # noqa: F401  (registers the system checks)
         from .extension import TasksExtension
         from .hooks import TaskHook
         from .maintenance import clear_tasks

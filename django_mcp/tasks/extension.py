@@ -25,6 +25,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils import timezone
+
 from ..protocol.context import RequestContext
 from ..protocol.errors import InternalError, InvalidParams, McpError, MissingClientCapability
 from ..protocol.extensions import ExtensionHandler, ExtensionResult, ProtocolExtension
@@ -71,7 +73,7 @@ class TasksExtension(ProtocolExtension):
         ids = requested.get("taskIds")
         if ids is None or not ctx.is_modern:
             return {}
-        _require_extension(ctx)
+        _require_extension(ctx, "notifications.taskIds")
         if not isinstance(ids, list):
             raise InvalidParams("notifications.taskIds must be a list of task ids")
         owner = owner_of(ctx)
@@ -100,12 +102,12 @@ async def _find(params: dict[str, Any] | None, ctx: RequestContext) -> McpTask:
     return await runner.reap_if_lost(task)
 
 
-def _require_extension(ctx: RequestContext) -> None:
+def _require_extension(ctx: RequestContext, what: str = "tasks/*") -> None:
     """A 2026-07-28 request must declare the extension to use its methods (SEP-2663, "Protocol Errors")."""
     extensions = (ctx.client_capabilities or {}).get("extensions")
     if not (isinstance(extensions, dict) and EXTENSION in extensions):
         raise MissingClientCapability({"extensions": {EXTENSION: {}}},
-                                      f"tasks/* needs the {EXTENSION} extension declared in the request")
+                                      f"{what} needs the {EXTENSION} extension declared in the request")
 
 
 def call_result(task: McpTask, dispatcher: Any, ctx: RequestContext) -> dict[str, Any] | None:
@@ -183,9 +185,10 @@ async def legacy_cancel(dispatcher: Any, params: dict[str, Any] | None, ctx: Req
 async def legacy_list(dispatcher: Any, params: dict[str, Any] | None, ctx: RequestContext) -> dict[str, Any]:
     offset = _offset((params or {}).get("cursor"))
     owner = owner_of(ctx)
-    rows = [task async for task in McpTask.objects.filter(owner=owner.key, client=owner.client)
+    now = timezone.now()
+    rows = [task async for task in store.owned_by(owner).exclude(expires__lte=now)
             .order_by("-created", "id")[offset:offset + PAGE_SIZE + 1]]
-    visible = [task for task in rows[:PAGE_SIZE] if owner.may_see(task) and not store.expired(task)]
+    visible = rows[:PAGE_SIZE]
     result: dict[str, Any] = {"tasks": [legacy_task(task) for task in visible]}
     if len(rows) > PAGE_SIZE:
         result["nextCursor"] = base64.urlsafe_b64encode(json.dumps(["tasks", offset + PAGE_SIZE]).encode()).decode()

@@ -100,11 +100,11 @@ class TaskHook(Hook):
     async def create(self, call: ToolCall, *, ttl_ms: int | None) -> dict[str, Any]:
         """Make the task durably, start its work, and answer with its handle (``CreateTaskResult``)."""
         request = call.request
-        answers = await _ask_before_task(call)
         owner = owner_of(request)
         limit = mcp_settings.MAX_TASKS_PER_USER
         if limit is not None and await store.active_count(owner) >= limit:
             raise InvalidParams(f"Too many tasks: at most {limit} may be working at once; wait for one to finish")
+        answers = await _ask_before_task(call)
         ttl = _ttl(ttl_ms)
         now = timezone.now()
         auth = request.auth

@@ -41,7 +41,7 @@ from ..protocol import jsonrpc
 from ..protocol.context import RequestContext
 from ..protocol.errors import InternalError, McpError
 from ..protocol.input import InputRequired
-from ..protocol.versions import Era, at_least
+from ..protocol.versions import META_SERVER_INFO, Era, at_least
 from ..sites import site_named
 from . import compat, store
 from .models import McpTask
@@ -191,9 +191,16 @@ async def _watch(task_id: str, call: asyncio.Future[Any]) -> bool:
         done, _ = await asyncio.wait({call}, timeout=POLL_SECONDS)
         if done:
             return True
-        if await McpTask.objects.filter(pk=task_id, cancel_requested=True).aexists():
+        row = await McpTask.objects.filter(pk=task_id).values("cancel_requested", "expires").afirst()
+        expired = row is not None and row["expires"] is not None and row["expires"] <= timezone.now()
+        if row is None or row["cancel_requested"] or expired:
+            # Cancelled, deleted (mcp_clearsessions) or past its TTL, after which the server may
+            # end it (SEP-2663, "Task Lifecycle"): the work stops at its next await.
             call.cancel()
             await asyncio.gather(call, return_exceptions=True)
+            if expired:
+                await finish_by_id(task_id, McpTask.FAILED, error={
+                    "code": -32603, "message": "The task ran past its time to live and was stopped"})
             return False
         if time.monotonic() - last_beat >= beat:
             last_beat = time.monotonic()
@@ -234,11 +241,16 @@ async def _wait_for_answers(task: McpTask, requests: dict[str, dict[str, Any]]) 
 async def finish(task: McpTask, status: str, *, result: dict[str, Any] | None = None,
                  error: dict[str, Any] | None = None, message: str = "") -> None:
     """End the task (unless it ended meanwhile: a cancellation stays a cancellation) and tell its listeners."""
+    await finish_by_id(task.id, status, result=result, error=error, message=message)
+
+
+async def finish_by_id(task_id: str, status: str, *, result: dict[str, Any] | None = None,
+                       error: dict[str, Any] | None = None, message: str = "") -> None:
     if error is not None and not message:
         message = str(error.get("message", ""))
-    if await store.change(task.id, status=status, result=result, error=error, status_message=message[:1000],
+    if await store.change(task_id, status=status, result=result, error=error, status_message=message[:1000],
                           input_requests={}, finished=timezone.now()):
-        await notify(task.id)
+        await notify(task_id)
 
 
 async def notify(task_id: str) -> None:
@@ -252,7 +264,12 @@ async def notify(task_id: str) -> None:
     task = await McpTask.objects.filter(pk=task_id).afirst()
     if task is None:
         return
-    result = None if task.result is None else {"resultType": "complete", **task.result}
+    result = None
+    if task.result is not None:
+        # As tasks/get inlines it: the tools/call result with its resultType and the server's info.
+        site = site_named(task.site)
+        meta = {**(task.result.get("_meta") or {}), **({META_SERVER_INFO: site.server_info()} if site else {})}
+        result = {"resultType": "complete", **task.result, **({"_meta": meta} if meta else {})}
     detailed = jsonrpc.notification("notifications/tasks", detailed_task(task, result))
     try:
         await publish(task_group(task.id), {"type": NOTIFY, "kind": "task", "taskId": task.id, "message": detailed})

@@ -70,13 +70,23 @@ async def visible_task(task_id: Any, owner: Owner) -> McpTask | None:
 
 async def active_count(owner: Owner) -> int:
     """
-    Tasks of ``owner`` working or waiting for input (``MAX_TASKS_PER_USER``). Anonymous legacy
-    clients count per session; anonymous 2026-07-28 clients, which have none, share one count.
+    Tasks of ``owner`` working or waiting for input and not expired (``MAX_TASKS_PER_USER``).
+    Anonymous legacy clients count per session; anonymous 2026-07-28 clients, which have none,
+    share one count.
     """
-    rows = McpTask.objects.filter(owner=owner.key, client=owner.client, status__in=McpTask.ACTIVE)
-    if owner.key == "anonymous" and owner.session:
-        rows = rows.filter(session=owner.session)
+    rows = owned_by(owner).filter(status__in=McpTask.ACTIVE).exclude(expires__lte=timezone.now())
     return await rows.acount()
+
+
+def owned_by(owner: Owner) -> Any:
+    """
+    The rows that count as ``owner``'s own, for listing and limits: an anonymous client's are
+    those of its session (none for 2026-07-28 clients, whose tasks are reached by id only).
+    """
+    rows = McpTask.objects.filter(owner=owner.key, client=owner.client)
+    if owner.key == "anonymous":
+        rows = rows.filter(session=owner.session)
+    return rows
 
 
 def expiry_for(ttl_ms: int | None) -> Any:
