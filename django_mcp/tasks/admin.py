@@ -36,9 +36,11 @@ class McpTaskAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Cancel the selected tasks"), permissions=["cancel"])
     def cancel_tasks(self, request, queryset) -> None:  # type: ignore[no-untyped-def]
+        active = list(queryset.filter(status__in=McpTask.ACTIVE))
+
         async def cancel_all() -> int:
             count = 0
-            async for task in queryset.filter(status__in=McpTask.ACTIVE):
+            for task in active:
                 if await store.cancel(task):
                     await runner.notify(task.id)
                     count += 1

@@ -25,8 +25,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from django.utils import timezone
-
 from ..protocol.context import RequestContext
 from ..protocol.errors import InternalError, InvalidParams, McpError, MissingClientCapability
 from ..protocol.extensions import ExtensionHandler, ExtensionResult, ProtocolExtension
@@ -175,19 +173,16 @@ async def legacy_get(dispatcher: Any, params: dict[str, Any] | None, ctx: Reques
 async def legacy_cancel(dispatcher: Any, params: dict[str, Any] | None, ctx: RequestContext) -> dict[str, Any]:
     task = await _find(params, ctx)
     if not await store.cancel(task):
-        await task.arefresh_from_db()
+        task = await store.get(task.id) or task
         raise InvalidParams(f"Cannot cancel task: already in terminal status {task.status!r}")
     await runner.notify(task.id)
-    await task.arefresh_from_db()
-    return ExtensionResult(legacy_task(task))
+    return ExtensionResult(legacy_task(await store.get(task.id) or task))
 
 
 async def legacy_list(dispatcher: Any, params: dict[str, Any] | None, ctx: RequestContext) -> dict[str, Any]:
     offset = _offset((params or {}).get("cursor"))
     owner = owner_of(ctx)
-    now = timezone.now()
-    rows = [task async for task in store.owned_by(owner).exclude(expires__lte=now)
-            .order_by("-created", "id")[offset:offset + PAGE_SIZE + 1]]
+    rows = await store.page(owner, offset, PAGE_SIZE + 1)
     visible = rows[:PAGE_SIZE]
     result: dict[str, Any] = {"tasks": [legacy_task(task) for task in visible]}
     if len(rows) > PAGE_SIZE:
@@ -225,8 +220,10 @@ async def legacy_result(dispatcher: Any, params: dict[str, Any] | None, ctx: Req
                 answers = await _relay(fresh, related, ctx)
                 await store.record_answers(task.id, answers)
         await asyncio.sleep(RESULT_POLL_SECONDS)
-        await task.arefresh_from_db()
-        task = await runner.reap_if_lost(task)
+        fresh = await store.get(task.id)
+        if fresh is None:
+            raise InvalidParams("Failed to retrieve task: Task has expired")
+        task = await runner.reap_if_lost(fresh)
     if task.status == McpTask.FAILED and task.result is None:
         error = task.error or {}
         raise McpError(str(error.get("message") or "The task failed"), error.get("data"),

@@ -114,7 +114,7 @@ class TaskHook(Hook):
         elif scopes is None and auth is not None and isinstance(getattr(auth, "scope", None), str):
             scopes = auth.scope.split()
         user = request.user
-        task = await McpTask.objects.acreate(
+        task = await store.create(
             id=store.new_task_id(), site=getattr(call.site, "name", "default"), tool=call.tool.name,
             arguments=call.arguments, owner=owner.key, client=owner.client, session=owner.session,
             username=str(getattr(user, "get_username", lambda: "")() or "")[:150] if user is not None else "",

@@ -26,13 +26,10 @@ import asyncio
 import contextvars
 import logging
 import time
-from datetime import timedelta
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import F
 from django.utils import timezone
 
 from ..conf import mcp_settings
@@ -43,6 +40,7 @@ from ..protocol.errors import InternalError, McpError
 from ..protocol.input import InputRequired
 from ..protocol.versions import META_SERVER_INFO, Era, at_least
 from ..sites import site_named
+from ..threads import in_database_thread
 from . import compat, store
 from .models import McpTask
 from .wire import detailed_task, legacy_task, task_group
@@ -80,8 +78,11 @@ def durable() -> bool:
 async def start(task: McpTask) -> None:
     """Have the task's work run: queued on the task framework, or in this process (see the module docstring)."""
     if durable():
-        enqueued = await work.using(backend=mcp_settings.TASK_BACKEND).aenqueue(task.id)
-        await McpTask.objects.filter(pk=task.id).aupdate(backend_id=str(enqueued.id)[:64])
+        # enqueue, not aenqueue: that would write the queue's row from the request's own thread,
+        # whose connection nobody closes (store.py).
+        enqueue = work.using(backend=mcp_settings.TASK_BACKEND).enqueue
+        enqueued = await in_database_thread(enqueue, McpTask)(task.id)
+        await store.set_backend_id(task.id, str(enqueued.id))
         return
     running = asyncio.get_running_loop().create_task(run(task.id))
     _in_process.add(running)
@@ -100,11 +101,8 @@ if compat.AVAILABLE:
 
 async def run(task_id: str) -> None:
     """Claim the task and run its work to an end (a no-op for a task ended or claimed meanwhile)."""
-    now = timezone.now()
-    claimed = await McpTask.objects.filter(pk=task_id, status__in=McpTask.ACTIVE, cancel_requested=False).aupdate(
-        started=now, heartbeat=now, attempts=F("attempts") + 1, last_updated=now)
-    task = await McpTask.objects.filter(pk=task_id).afirst()
-    if not claimed or task is None:
+    task = await store.claim(task_id)
+    if task is None:
         return
     site = site_named(task.site)
     if site is None:
@@ -191,9 +189,8 @@ async def _watch(task_id: str, call: asyncio.Future[Any]) -> bool:
         done, _ = await asyncio.wait({call}, timeout=POLL_SECONDS)
         if done:
             return True
-        row = await McpTask.objects.filter(pk=task_id).values("cancel_requested", "expires").afirst()
-        expired = row is not None and row["expires"] is not None and row["expires"] <= timezone.now()
-        if row is None or row["cancel_requested"] or expired:
+        stop, expired = await store.stop_signal(task_id)
+        if stop:
             # Cancelled, deleted (mcp_clearsessions) or past its TTL, after which the server may
             # end it (SEP-2663, "Task Lifecycle"): the work stops at its next await.
             call.cancel()
@@ -204,7 +201,7 @@ async def _watch(task_id: str, call: asyncio.Future[Any]) -> bool:
             return False
         if time.monotonic() - last_beat >= beat:
             last_beat = time.monotonic()
-            await McpTask.objects.filter(pk=task_id, status__in=McpTask.ACTIVE).aupdate(heartbeat=timezone.now())
+            await store.beat(task_id)
 
 
 async def _wait_for_answers(task: McpTask, requests: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
@@ -212,7 +209,7 @@ async def _wait_for_answers(task: McpTask, requests: dict[str, dict[str, Any]]) 
     Park the task in ``input_required`` with the questions it has not asked before, then wait
     until every one is answered; the answers known then, or None once the task ended (cancelled).
     """
-    row = await McpTask.objects.filter(pk=task.id).afirst()
+    row = await store.get(task.id)
     if row is None or row.is_terminal:
         return None
     # A key is asked once in a task's life (SEP-2663, "Task Update Requests"): the same question
@@ -227,7 +224,7 @@ async def _wait_for_answers(task: McpTask, requests: dict[str, dict[str, Any]]) 
     last_beat = time.monotonic()
     while True:
         await asyncio.sleep(POLL_SECONDS)
-        row = await McpTask.objects.filter(pk=task.id).afirst()
+        row = await store.get(task.id)
         if row is None or row.is_terminal or row.cancel_requested:
             return None
         if row.status == McpTask.WORKING:
@@ -235,7 +232,7 @@ async def _wait_for_answers(task: McpTask, requests: dict[str, dict[str, Any]]) 
             return dict(row.input_answers)
         if time.monotonic() - last_beat >= beat:
             last_beat = time.monotonic()
-            await McpTask.objects.filter(pk=task.id, status__in=McpTask.ACTIVE).aupdate(heartbeat=timezone.now())
+            await store.beat(task.id)
 
 
 async def finish(task: McpTask, status: str, *, result: dict[str, Any] | None = None,
@@ -261,7 +258,7 @@ async def notify(task_id: str) -> None:
     session that made it (MCP spec 2025-11-25, basic/utilities/tasks, "Task Status Notification").
     Optional for the server: clients poll, so a lost one costs nothing.
     """
-    task = await McpTask.objects.filter(pk=task_id).afirst()
+    task = await store.get(task_id)
     if task is None:
         return
     result = None
@@ -282,11 +279,8 @@ async def notify(task_id: str) -> None:
 
 
 async def _user(owner: str) -> Any:
-    if owner.startswith("user:"):
-        found = await get_user_model()._default_manager.filter(pk=owner[5:]).afirst()
-        if found is not None and found.is_active:
-            return found
-    return AnonymousUser()
+    found = await store.user_for(owner)
+    return found if found is not None else AnonymousUser()
 
 
 async def reap_if_lost(task: McpTask) -> McpTask:
@@ -298,19 +292,13 @@ async def reap_if_lost(task: McpTask) -> McpTask:
     """
     if not store.heartbeat_lost(task):
         return task
-    rows = McpTask.objects.filter(pk=task.id, status__in=McpTask.ACTIVE, heartbeat=task.heartbeat)
     if task.attempts < MAX_ATTEMPTS and _idempotent(task):
-        if await rows.aupdate(started=None, heartbeat=None, status=McpTask.WORKING, input_requests={},
-                              status_message="Its worker stopped; started again", last_updated=timezone.now()):
-            await task.arefresh_from_db()
+        if await store.lost_again(task, retry=True, message="Its worker stopped; started again"):
             await start(task)
-        return task
-    message = "The worker running this task stopped before it finished; call the tool again"
-    if await rows.aupdate(status=McpTask.FAILED, status_message=message, error={"code": -32603, "message": message},
-                          input_requests={}, finished=timezone.now(), last_updated=timezone.now()):
+    elif await store.lost_again(
+            task, retry=False, message="The worker running this task stopped before it finished; call the tool again"):
         await notify(task.id)
-    await task.arefresh_from_db()
-    return task
+    return await store.get(task.id) or task
 
 
 def _idempotent(task: McpTask) -> bool:
@@ -322,9 +310,7 @@ def _idempotent(task: McpTask) -> bool:
 
 async def reap_lost() -> int:
     """Look at every task whose heartbeat is overdue (``mcp_clearsessions``); how many were."""
-    overdue = timezone.now() - timedelta(seconds=3 * (mcp_settings.TASK_HEARTBEAT_SECONDS or 10))
-    count = 0
-    async for task in McpTask.objects.filter(status__in=McpTask.ACTIVE, heartbeat__lt=overdue):
+    tasks = await store.overdue()
+    for task in tasks:
         await reap_if_lost(task)
-        count += 1
-    return count
+    return len(tasks)

@@ -3,21 +3,44 @@ Reading and changing task rows, so that concurrent writers — the running work,
 and ``tasks/cancel`` on any worker, the reaper — never undo one another: a terminal status is
 final (MCP spec 2025-11-25, basic/utilities/tasks, "Task Status Lifecycle"), answers are recorded
 in one transaction with the questions they answer, and a task is only ever seen by its owner.
+
+Every query runs through :func:`~django_mcp.threads.in_database_thread`, as django_mcp's own
+stores do, with Django's connection handling around it: the async ORM would run in the request's
+own thread (each request has one, for thread-sensitive code) and leave that thread's connection
+open when the request ends — a connection per ``tasks/get``, until the database refused more.
 """
 
 from __future__ import annotations
 
+import functools
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
-from asgiref.sync import sync_to_async
+from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from ..conf import mcp_settings
+from ..threads import in_database_thread
 from .models import McpTask
+
+
+Result = TypeVar("Result")
+
+
+def in_db(fn: Callable[..., Result]) -> Callable[..., Any]:
+    """An awaitable twin of the sync query ``fn`` (see the module docstring)."""
+
+    @functools.wraps(fn)
+    async def run(*args: Any, **kwargs: Any) -> Result:
+        return await in_database_thread(fn, McpTask)(*args, **kwargs)
+
+    run.sync = fn  # type: ignore[attr-defined]
+    return run
 
 
 def new_task_id() -> str:
@@ -58,24 +81,8 @@ def expired(task: McpTask) -> bool:
     return task.expires is not None and task.expires <= timezone.now()
 
 
-async def visible_task(task_id: Any, owner: Owner) -> McpTask | None:
-    """The task, if it exists, has not expired and ``owner`` may see it; else None (all alike)."""
-    if not isinstance(task_id, str) or not task_id or len(task_id) > 64:
-        return None
-    task = await McpTask.objects.filter(pk=task_id).afirst()
-    if task is None or not owner.may_see(task) or expired(task):
-        return None
-    return task
-
-
-async def active_count(owner: Owner) -> int:
-    """
-    Tasks of ``owner`` working or waiting for input and not expired (``MAX_TASKS_PER_USER``).
-    Anonymous legacy clients count per session; anonymous 2026-07-28 clients, which have none,
-    share one count.
-    """
-    rows = owned_by(owner).filter(status__in=McpTask.ACTIVE).exclude(expires__lte=timezone.now())
-    return await rows.acount()
+def expiry_for(ttl_ms: int | None) -> Any:
+    return None if ttl_ms is None else timezone.now() + timedelta(milliseconds=ttl_ms)
 
 
 def owned_by(owner: Owner) -> Any:
@@ -89,11 +96,46 @@ def owned_by(owner: Owner) -> Any:
     return rows
 
 
-def expiry_for(ttl_ms: int | None) -> Any:
-    return None if ttl_ms is None else timezone.now() + timedelta(milliseconds=ttl_ms)
+@in_db
+def get(task_id: str) -> McpTask | None:
+    """The row, whoever owns it (for the work itself and the reaper)."""
+    return McpTask.objects.filter(pk=task_id).first()
 
 
-async def change(task_id: str, *, only_if_active: bool = True, **fields: Any) -> bool:
+@in_db
+def visible_task(task_id: Any, owner: Owner) -> McpTask | None:
+    """The task, if it exists, has not expired and ``owner`` may see it; else None (all alike)."""
+    if not isinstance(task_id, str) or not task_id or len(task_id) > 64:
+        return None
+    task = McpTask.objects.filter(pk=task_id).first()
+    if task is None or not owner.may_see(task) or expired(task):
+        return None
+    return task
+
+
+@in_db
+def active_count(owner: Owner) -> int:
+    """
+    Tasks of ``owner`` working or waiting for input and not expired (``MAX_TASKS_PER_USER``).
+    Anonymous legacy clients count per session; anonymous 2026-07-28 clients, which have none,
+    share one count.
+    """
+    return owned_by(owner).filter(status__in=McpTask.ACTIVE).exclude(expires__lte=timezone.now()).count()
+
+
+@in_db
+def page(owner: Owner, offset: int, size: int) -> list[McpTask]:
+    """``size`` of the owner's unexpired tasks from ``offset``, newest first."""
+    return list(owned_by(owner).exclude(expires__lte=timezone.now()).order_by("-created", "id")[offset:offset + size])
+
+
+@in_db
+def create(**fields: Any) -> McpTask:
+    return McpTask.objects.create(**fields)
+
+
+@in_db
+def change(task_id: str, *, only_if_active: bool = True, **fields: Any) -> bool:
     """
     Update a task unless it has ended (a terminal status never changes); whether it changed.
     ``last_updated`` follows.
@@ -101,18 +143,45 @@ async def change(task_id: str, *, only_if_active: bool = True, **fields: Any) ->
     rows = McpTask.objects.filter(pk=task_id)
     if only_if_active:
         rows = rows.filter(status__in=McpTask.ACTIVE)
-    return await rows.aupdate(last_updated=timezone.now(), **fields) > 0
+    return rows.update(last_updated=timezone.now(), **fields) > 0
 
 
-async def cancel(task: McpTask) -> bool:
+@in_db
+def beat(task_id: str) -> None:
+    """The running work's heartbeat."""
+    McpTask.objects.filter(pk=task_id, status__in=McpTask.ACTIVE).update(heartbeat=timezone.now())
+
+
+@in_db
+def claim(task_id: str) -> McpTask | None:
+    """Mark the task's work started (not one cancelled or ended meanwhile); the row, or None."""
+    now = timezone.now()
+    if not McpTask.objects.filter(pk=task_id, status__in=McpTask.ACTIVE, cancel_requested=False).update(
+            started=now, heartbeat=now, attempts=F("attempts") + 1, last_updated=now):
+        return None
+    return McpTask.objects.filter(pk=task_id).first()
+
+
+@in_db
+def stop_signal(task_id: str) -> tuple[bool, bool]:
+    """(stop, expired): whether the work must stop — cancelled, deleted or past its TTL — and whether it expired."""
+    row = McpTask.objects.filter(pk=task_id).values("cancel_requested", "expires").first()
+    if row is None:
+        return True, False
+    past = row["expires"] is not None and row["expires"] <= timezone.now()
+    return bool(row["cancel_requested"]) or past, past
+
+
+@in_db
+def cancel(task: McpTask) -> bool:
     """Mark an active task cancelled, and its work asked to stop; False when it had already ended."""
     now = timezone.now()
-    return await McpTask.objects.filter(pk=task.id, status__in=McpTask.ACTIVE).aupdate(
+    return McpTask.objects.filter(pk=task.id, status__in=McpTask.ACTIVE).update(
         status=McpTask.CANCELLED, cancel_requested=True, status_message="Cancelled by the client",
         input_requests={}, last_updated=now, finished=now) > 0
 
 
-@sync_to_async
+@in_db
 def record_answers(task_id: str, responses: dict[str, Any]) -> None:
     """
     Record answers to the questions the task waits on, in one transaction: keys not outstanding
@@ -138,7 +207,44 @@ def record_answers(task_id: str, responses: dict[str, Any]) -> None:
         task.save(update_fields=["input_requests", "input_answers", "status", "status_message", "last_updated"])
 
 
-async def purge_expired() -> int:
+@in_db
+def lost_again(task: McpTask, *, retry: bool, message: str) -> bool:
+    """
+    For the reaper: start a lost task over (``retry``) or end it failed, unless someone else
+    already did (its heartbeat is no longer the one the reaper read); whether this call did.
+    """
+    rows = McpTask.objects.filter(pk=task.id, status__in=McpTask.ACTIVE, heartbeat=task.heartbeat)
+    now = timezone.now()
+    if retry:
+        return rows.update(started=None, heartbeat=None, status=McpTask.WORKING, input_requests={},
+                           status_message=message, last_updated=now) > 0
+    return rows.update(status=McpTask.FAILED, status_message=message, error={"code": -32603, "message": message},
+                       input_requests={}, finished=now, last_updated=now) > 0
+
+
+@in_db
+def overdue() -> list[McpTask]:
+    """Active tasks whose heartbeat is overdue (``mcp_clearsessions``)."""
+    cutoff = timezone.now() - timedelta(seconds=3 * (mcp_settings.TASK_HEARTBEAT_SECONDS or 10))
+    return list(McpTask.objects.filter(status__in=McpTask.ACTIVE, heartbeat__lt=cutoff))
+
+
+@in_db
+def set_backend_id(task_id: str, backend_id: str) -> None:
+    McpTask.objects.filter(pk=task_id).update(backend_id=backend_id[:64])
+
+
+@in_db
+def user_for(owner: str) -> Any:
+    """The active user a task belongs to, or None (anonymous, or no longer there)."""
+    if not owner.startswith("user:"):
+        return None
+    found = get_user_model()._default_manager.filter(pk=owner[5:]).first()
+    return found if found is not None and found.is_active else None
+
+
+@in_db
+def purge_expired() -> int:
     """Delete tasks past their expiry (``mcp_clearsessions``); how many."""
-    deleted, _ = await McpTask.objects.filter(expires__lte=timezone.now()).adelete()
+    deleted, _ = McpTask.objects.filter(expires__lte=timezone.now()).delete()
     return deleted

@@ -6,7 +6,8 @@ site, so this list cannot silently drift from it.
 
 Left out on purpose: tools that wait by design — ``wait_forever`` (until cancelled),
 ``slow_steps`` (``steps`` × ``delay`` seconds of progress), ``sleep_sync`` (blocks a thread for up
-to ten seconds) and ``test_reconnection`` (closes its stream and finishes half a second later).
+to ten seconds), ``test_reconnection`` (closes its stream and finishes half a second later), and
+``slow_compute``, ``durable_pid`` and ``durable_idempotent_pid`` (sleep for as many seconds as asked).
 They test patience, not input handling, and would only turn the fuzzer's time limit into false
 hangs.
 """
@@ -58,6 +59,14 @@ TOOL_ARGUMENTS: dict[str, dict[str, st.SearchStrategy]] = {
     "test_logging_tool": {},
     "test_trigger_tool_change": {},
     "test_trigger_prompt_change": {},
+    # The tasks-* conformance fixtures (tests/conformance_app/tasks.py): the ones that become tasks
+    # only where the client asks, and answer at once otherwise (a refusal, for task-only tools).
+    "greet": {"name": text_values()},
+    "failing_job": {},
+    "protocol_error_job": {},
+    "confirm_delete": {"filename": text_values()},
+    "multi_input": {},
+    "test_tool_with_task": {},
     "test_input_required_result_elicitation": {},
     "test_input_required_result_sampling": {},
     "test_input_required_result_list_roots": {},

@@ -15,7 +15,8 @@ from .site_names import PARAM_HEADERS, PROMPTS, RESOURCES, TEMPLATES, TOOL_ARGUM
 pytestmark = pytest.mark.django_db
 
 # Served, but left out of the strategies on purpose (see site_names.py).
-WAITING_TOOLS = {"wait_forever", "slow_steps", "sleep_sync", "test_reconnection"}
+WAITING_TOOLS = {"wait_forever", "slow_steps", "sleep_sync", "test_reconnection", "slow_compute", "durable_pid",
+                 "durable_idempotent_pid"}
 
 
 async def listing(method: str, key: str) -> dict[str, dict]:

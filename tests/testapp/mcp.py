@@ -6,6 +6,8 @@ from pydantic import BaseModel
 
 from django_mcp import Context, prompt, resource, tool
 
+from . import durable_task_tools  # noqa: F401
+
 
 class Sum(BaseModel):
     """A structured result."""
