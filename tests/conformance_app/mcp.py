@@ -25,7 +25,12 @@ Run the suite against a server that has this app installed with ``scripts/confor
 and the harness under ``tools/conformance/``.
 """
 
-from . import prompts, resources, tasks, tools
+from django.apps import apps
+
+from . import prompts, resources, tools
 
 
-__all__ = ["prompts", "resources", "tasks", "tools"]
+if apps.is_installed("django_mcp.tasks"):  # task_support is the tasks app's option
+    from . import tasks  # noqa: F401
+
+__all__ = ["prompts", "resources", "tools"]

@@ -2,11 +2,13 @@
 
 import asyncio
 
+from django.apps import apps
 from pydantic import BaseModel
 
 from django_mcp import Context, prompt, resource, tool
 
-from . import durable_task_tools  # noqa: F401
+if apps.is_installed("django_mcp.tasks"):  # task_support is the tasks app's option
+    from . import durable_task_tools  # noqa: F401
 
 
 class Sum(BaseModel):
