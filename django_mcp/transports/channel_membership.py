@@ -78,6 +78,8 @@ class ChannelMembershipMixin:
         if self._left_for_good:
             return
         inbox = self.shared_inbox
+        if inbox is None and self.take_at_once(event):
+            return
         if inbox is None:
             self.shared_inbox = deque((event,))
             # Eagerly: the worker's reader hands an event to a thousand streams in one pass, and
@@ -100,6 +102,14 @@ class ChannelMembershipMixin:
         finally:
             if self.shared_inbox is inbox:
                 self.shared_inbox = None
+
+    def take_at_once(self, event: dict[str, Any]) -> bool:
+        """
+        Handle ``event`` here and now, without a task, where that needs no waiting (a listen
+        stream queueing a notification for its own writer); True when done. Asked only when no
+        earlier event waits, so the order holds.
+        """
+        return False
 
     def shared_groups_lost(self) -> None:
         """The worker gave up on the channel layer: end the stream, so its client reconnects."""

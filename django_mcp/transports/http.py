@@ -24,7 +24,7 @@ from ..protocol.envelope import modern_version_of, read_envelope
 from ..protocol.versions import MODERN_VERSIONS, Era
 from ..request_state import SignedStateCodec
 from ..sites import get_default_site
-from ..fanout import BROADCAST_GROUP, resource_group
+from ..fanout import BROADCAST_GROUP, NOTIFY, resource_group
 from . import constants, headers as mirrored_headers, sse
 from .base import HttpStreamConsumer
 from .http_sessions import LegacySessionMixin
@@ -310,6 +310,18 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
         await self.send_json(status, response, self.response_headers())
 
     # Channel events ----------------------------------------------------------------------------
+
+    def take_at_once(self, event: dict[str, Any]) -> bool:
+        """
+        A notification for a listen stream that nobody's permission decides goes straight to its
+        queue: the stream's own task writes it, so a hand-over task per stream per notification
+        would be one more task for nothing (a thousand listeners, a thousand tasks).
+        """
+        if event.get("type") != NOTIFY or event.get("visibility") or getattr(self, "listen_queue", None) is None:
+            return False
+        if self._listen_wants(event):
+            self.queue_for_listener(event["message"])
+        return True
 
     async def mcp_notify(self, event: dict[str, Any]) -> None:
         """A change notification from any worker, for a listen stream or a session's GET stream."""
