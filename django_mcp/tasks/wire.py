@@ -37,28 +37,26 @@ def timestamp(moment: datetime) -> str:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def legacy_task(task: McpTask) -> dict[str, Any]:
-    """The 2025-11-25 ``Task``."""
+def _task(task: McpTask, ttl_key: str, interval_key: str) -> dict[str, Any]:
     body: dict[str, Any] = {"taskId": task.id, "status": task.status}
     if task.status_message:
         body["statusMessage"] = task.status_message
-    body.update(createdAt=timestamp(task.created), lastUpdatedAt=timestamp(task.last_updated), ttl=task.ttl_ms)
+    body.update({"createdAt": timestamp(task.created), "lastUpdatedAt": timestamp(task.last_updated),
+                 ttl_key: task.ttl_ms})
     interval = mcp_settings.TASK_POLL_INTERVAL_MS
     if interval:
-        body["pollInterval"] = interval
+        body[interval_key] = interval
     return body
+
+
+def legacy_task(task: McpTask) -> dict[str, Any]:
+    """The 2025-11-25 ``Task``: ``ttl`` and ``pollInterval``."""
+    return _task(task, "ttl", "pollInterval")
 
 
 def modern_task(task: McpTask) -> dict[str, Any]:
-    """The 2026-07-28 ``Task`` (without the detail of :func:`detailed_task`)."""
-    body: dict[str, Any] = {"taskId": task.id, "status": task.status}
-    if task.status_message:
-        body["statusMessage"] = task.status_message
-    body.update(createdAt=timestamp(task.created), lastUpdatedAt=timestamp(task.last_updated), ttlMs=task.ttl_ms)
-    interval = mcp_settings.TASK_POLL_INTERVAL_MS
-    if interval:
-        body["pollIntervalMs"] = interval
-    return body
+    """The 2026-07-28 ``Task`` (without the detail of :func:`detailed_task`): ``ttlMs`` and ``pollIntervalMs``."""
+    return _task(task, "ttlMs", "pollIntervalMs")
 
 
 def detailed_task(task: McpTask, shaped_result: dict[str, Any] | None) -> dict[str, Any]:
