@@ -116,7 +116,7 @@ class Dispatcher:
             if extension_handler is None:
                 raise MethodNotFound(data=echo(method))
             # An extension's method validates its own params: the core schemas do not know it.
-            ctx.method = method
+            ctx.method, ctx.params = method, params
             return self.shape_result(method, await extension_handler(self, params, ctx), ctx)
         needed = CAPABILITY_FOR_METHOD.get(method)
         if needed is not None and needed not in self.backend.capabilities(ctx):
