@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "django_mcp.oauth",
     "django_mcp.metrics",
     "django_mcp.tasks",
+    "django_mcp.ui",
     "tests.conformance_app",
     "tests.testapp",
     "tests.catalogue",

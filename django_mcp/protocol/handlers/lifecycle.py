@@ -23,15 +23,22 @@ def initialize_result(dispatcher: HandlerHost, params: dict[str, Any] | None, ct
     if not isinstance(requested, str):
         raise InvalidParams("initialize needs a protocolVersion string")
     ctx.protocol_version = negotiate_legacy_version(requested)
+    capabilities = with_extension_capabilities(dispatcher.backend.capabilities(ctx), ctx)
     result: dict[str, Any] = {
         "protocolVersion": ctx.protocol_version,
-        "capabilities": with_extension_capabilities(dispatcher.backend.capabilities(ctx), ctx),
+        "capabilities": capabilities,
         "serverInfo": dispatcher.backend.server_info(),
     }
     instructions = dispatcher.backend.instructions()
     if instructions:
         result["instructions"] = instructions
-    return dispatcher.shape_result("initialize", result, ctx)
+    shaped = dispatcher.shape_result("initialize", result, ctx)
+    if "extensions" in capabilities:
+        # Extensions are negotiated in capabilities.extensions in every revision (SEP-2133,
+        # "Negotiation"); the 2025-11-25 schema does not name the field (nor forbid it), so its
+        # model would drop what an installed extension offers.
+        shaped["capabilities"] = {**shaped["capabilities"], "extensions": capabilities["extensions"]}
+    return shaped
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +62,12 @@ def handshake(dispatcher: HandlerHost, params: dict[str, Any] | None, user: Any)
         parsed = parse_client_request("initialize", ctx.protocol_version, params).params
     except ValidationError as exc:
         raise InvalidParams(f"Invalid initialize params: {exc.errors()[0]['msg']}") from None
-    return Handshake(result, ctx.protocol_version,
-                     parsed.capabilities.model_dump(by_alias=True, exclude_none=True),
+    capabilities = parsed.capabilities.model_dump(by_alias=True, exclude_none=True)
+    # The client's extensions too (SEP-2133): the revision's model does not know the field.
+    declared = ((params or {}).get("capabilities") or {}).get("extensions")
+    if isinstance(declared, dict):
+        capabilities["extensions"] = declared
+    return Handshake(result, ctx.protocol_version, capabilities,
                      parsed.client_info.model_dump(by_alias=True, exclude_none=True))
 
 

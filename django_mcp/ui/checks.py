@@ -1,0 +1,35 @@
+"""System checks of the views app: a tool's view and visibility must be ones hosts can use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core import checks
+
+from ..sites import all_sites
+from .constants import SCHEME, VISIBILITY_VALUES
+from .tool_views import view_option, view_uri
+
+
+@checks.register()
+def check_tool_views(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """A ``view`` names a template, a ``ui://`` resource of the site, or a View; ``visibility`` known values."""
+    found = []
+    for site in all_sites():
+        for tool in site.tools:
+            visibility = getattr(tool, "visibility", None)
+            if visibility is not None and (isinstance(visibility, str) or not visibility
+                                           or set(visibility) - set(VISIBILITY_VALUES)):
+                found.append(checks.Error(
+                    f"The tool {tool.name!r} of site {site.name!r} has visibility={visibility!r}",
+                    hint='A non-empty list of "model" and "app".', id="django_mcp.E005"))
+            option = view_option(tool)
+            if isinstance(option, str) and option.startswith(SCHEME):
+                if site.get_registered("resource", option) is None:
+                    found.append(checks.Error(
+                        f"The tool {tool.name!r} of site {site.name!r} shows {option!r}, which the site does not serve",
+                        hint="Register a View with that uri, or give the view's template name.", id="django_mcp.E006"))
+            elif option is not None and not isinstance(option, str) and view_uri(site, tool) is None:
+                found.append(checks.Error(f"The tool {tool.name!r} of site {site.name!r} has a view without a uri",
+                                          id="django_mcp.E006"))
+    return found

@@ -1,0 +1,71 @@
+"""
+Which view a tool shows, and the views the short form makes: ``@tool(view="book_card.html")``
+serves a :class:`~django_mcp.ui.views.View` of that template at ``ui://<site>/<tool name>``,
+published through a source of the site's resources (the core's seam for primitives that are not
+registered one by one), so it exists whatever order the apps are loaded in.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..sources import PrimitiveSource
+from .constants import SCHEME
+from .views import View
+
+
+def view_option(tool: Any) -> Any:
+    """The tool's ``view`` option: a template name, a ``ui://`` URI, a View class or instance, or None."""
+    return getattr(tool, "view", None)
+
+
+def view_uri(site: Any, tool: Any) -> str | None:
+    """The ``ui://`` URI of the view ``tool`` shows on ``site``, or None."""
+    option = view_option(tool)
+    if option is None:
+        return None
+    if isinstance(option, str):
+        return option if option.startswith(SCHEME) else f"{SCHEME}{site.name}/{tool.name}"
+    return getattr(option, "uri", None)
+
+
+class ToolViews(PrimitiveSource):
+    """The views of a site's tools that name a template (``@tool(view="…html")``)."""
+
+    kind = "resource"
+    order = 300
+
+    def __init__(self, site: Any) -> None:
+        self.site = site
+        self._made: dict[tuple[str, str], View] = {}
+
+    def views(self) -> list[View]:
+        found = []
+        for tool in self.site.tools:
+            option = view_option(tool)
+            if isinstance(option, str) and not option.startswith(SCHEME):
+                found.append(self._view(tool, option))
+        return found
+
+    def _view(self, tool: Any, template_name: str) -> View:
+        key = (tool.name, template_name)
+        view = self._made.get(key)
+        if view is None or view.tool is not tool:
+            attributes = {"uri": f"{SCHEME}{self.site.name}/{tool.name}", "template_name": template_name,
+                          "name": f"{tool.name}_view", "title": getattr(tool, "title", None) or tool.name,
+                          "description": f"The view of the tool {tool.name}", "tool": tool,
+                          "csp": getattr(tool, "view_csp", None), "__module__": type(tool).__module__}
+            view = self._made[key] = type(f"{type(tool).__name__}View", (View,), attributes)()
+        return view
+
+    def may_publish(self) -> bool:
+        return any(isinstance(view_option(tool), str) for tool in self.site.tools)
+
+    async def candidates(self, ctx: Any, position: Any, limit: int) -> tuple[list[tuple[Any, Any]], bool]:
+        views = self.views()
+        start = position or 0
+        page = views[start:start + limit]
+        return [(view, start + index + 1) for index, view in enumerate(page)], start + limit < len(views)
+
+    async def lookup(self, key: str, ctx: Any) -> Any:
+        return next((view for view in self.views() if view.uri == key), None)

@@ -1,0 +1,123 @@
+"""
+A view: a ``ui://`` resource rendered from a Django template (ext-apps specification, "UI Resource
+Format"; SEP-1865).
+
+Hosts may read a view before the tool is called, or in parallel with the call, and cache it
+("Lifecycle"): the template renders what the requesting user may see, never one call's arguments or
+result, which reach the page over ``postMessage`` (``toolinput``, ``toolresult``). The page must be
+self-contained: it lives on the host's sandbox origin, where the server's own URLs, cookies and
+``{% static %}`` files are not reachable unless their origin is declared in ``csp``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+from django.template.loader import render_to_string
+from django.utils import translation
+
+from ..context import Context
+from ..protocol.context import RequestContext
+from ..resources.base import Resource
+from .constants import MIME_TYPE, SCHEME
+from .security import checked_csp, checked_permissions
+
+
+class View(Resource):
+    """
+    A view an MCP Apps host shows beside a tool's result. Options are class attributes::
+
+        class BookCard(View):
+            uri = "ui://library/book-card"
+            template_name = "library/book_card.html"
+            csp = {"resourceDomains": ["https://covers.example.org"]}   # origins the page loads from
+            prefers_border = True
+
+    and a tool names it with ``@tool(view=BookCard)`` (or ``view="ui://library/book-card"``). The
+    short form ``@tool(view="library/book_card.html")`` makes the view for you, at
+    ``ui://<site>/<tool name>``. The template gets ``user``, ``view``, ``tool`` (the tool that
+    shows it: its name, title, description and output schema), ``LANGUAGE_CODE``, and the tag
+    library ``{% load mcp_apps %}``, whose ``{% mcp_app_script %}`` puts the App SDK's bridge in
+    the page.
+    """
+
+    options = Resource.options | {"template_name", "csp", "permissions", "domain", "prefers_border", "tool"}
+
+    mime_type = MIME_TYPE
+    #: The Django template the page is rendered from.
+    template_name: str | None = None
+    #: Origins the page may reach: ``connectDomains`` (fetch, WebSocket), ``resourceDomains``
+    #: (scripts, styles, images, fonts, media), ``frameDomains``, ``baseUriDomains``. None: none.
+    csp: dict[str, list[str]] | None = None
+    #: Browser permissions the page would like (``camera``, ``microphone``, ``geolocation``,
+    #: ``clipboardWrite``); hosts may grant them or not.
+    permissions: Any = None
+    #: A dedicated sandbox origin, in the host's own format; leave it out unless a host asks.
+    domain: str | None = None
+    #: True: the host draws a border and background; False: none; None: the host decides.
+    prefers_border: bool | None = None
+    #: The tool that shows this view (set for the views the short form makes).
+    tool: Any = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        where = self.origin()
+        if not self.template_name:
+            raise ImproperlyConfigured(f"{where}: a View needs a template_name")
+        # Checked once, at registration: a bad origin fails at import, not in a client's iframe.
+        self._ui = {key: value for key, value in (
+            ("csp", checked_csp(self.csp, where)),
+            ("permissions", checked_permissions(self.permissions, where)),
+            ("domain", self.domain),
+            ("prefersBorder", self.prefers_border),
+        ) if value is not None}
+
+    def check_address(self) -> None:
+        super().check_address()
+        if not (self.uri or "").startswith(SCHEME):
+            raise ImproperlyConfigured(f"{self.origin()}: a view's uri must start with {SCHEME!r} (got {self.uri!r})")
+
+    def read(self, ctx: Context) -> str:
+        """The page, rendered for this request's user."""
+        return render_to_string(self.template_name, self.get_context_data(ctx))
+
+    def get_context_data(self, ctx: Context) -> dict[str, Any]:
+        """What the template gets; override to add more (what the user may see, never one call's data)."""
+        tool = self.tool
+        return {
+            "user": ctx.user, "view": self, "LANGUAGE_CODE": translation.get_language(),
+            "tool": None if tool is None else {
+                "name": tool.name, "title": getattr(tool, "title", None), "description": tool.description,
+                "output_schema": _output_schema(tool, ctx)},
+        }
+
+    def ui_meta(self) -> dict[str, Any]:
+        """``_meta.ui`` of the view: its csp, permissions, domain and border preference."""
+        return dict(self._ui)
+
+    def get_meta(self, ctx: Context) -> dict[str, Any] | None:
+        # On the listing entry too, so hosts can review what a view may reach when they connect
+        # (ext-apps specification, "Metadata Location").
+        meta = dict(super().get_meta(ctx) or {})
+        if self._ui:
+            meta["ui"] = self.ui_meta()
+        return meta or None
+
+    def get_cache_hints(self, ctx: Context) -> dict[str, Any] | None:
+        return {"cacheScope": "private"}  # rendered for one user
+
+    async def read_contents(self, uri: str, variables: dict[str, str], ctx: RequestContext) -> list[dict[str, Any]]:
+        contents = await super().read_contents(uri, variables, ctx)
+        if self._ui:
+            for item in contents:
+                item["_meta"] = {**(item.get("_meta") or {}), "ui": self.ui_meta()}
+        return contents
+
+
+def _output_schema(tool: Any, ctx: Context) -> Any:
+    getter = getattr(tool, "get_output_schema", None)
+    try:
+        return getter(ctx) if getter is not None else getattr(tool, "output_schema", None)
+    except Exception:  # a view renders without the schema rather than not at all
+        return None

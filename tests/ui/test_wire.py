@@ -1,0 +1,162 @@
+"""
+The views app (``django_mcp.ui``, the MCP Apps extension ``io.modelcontextprotocol/ui``) on the
+wire, both eras, through the dispatcher: what a client that shows views sees (``_meta.ui`` on
+tools, views in ``resources/list`` with their MIME type and security metadata, the rendered page)
+and what one that does not sees (complete results, no view metadata, no app-only tools), the
+capability in ``initialize`` and ``server/discover``, and the checks on what a view may declare.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import ImproperlyConfigured
+
+from django_mcp.protocol.context import RequestContext
+from django_mcp.protocol.errors import McpError
+from django_mcp.protocol.handlers.lifecycle import handshake
+from django_mcp.protocol.versions import Era
+from django_mcp.transports.http import dispatcher_for
+from django_mcp.ui.checks import check_tool_views
+from django_mcp.ui.constants import EXTENSION, MIME_TYPE
+from django_mcp.ui.views import View
+from tests.ui.site import views_site
+
+
+MODERN, LEGACY = "2026-07-28", "2025-11-25"
+SHOWS = {"extensions": {EXTENSION: {"mimeTypes": [MIME_TYPE]}}}
+ERAS = [MODERN, LEGACY]
+
+
+def context(version: str, capabilities: dict[str, Any]) -> RequestContext:
+    era = Era.MODERN if version == MODERN else Era.LEGACY
+    return RequestContext(era=era, protocol_version=version, client_capabilities=capabilities, user=AnonymousUser())
+
+
+async def call(version: str, method: str, params: dict[str, Any] | None = None, *,
+               capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+    capabilities = SHOWS if capabilities is None else capabilities
+    params = dict(params or {})
+    if version == MODERN:
+        params["_meta"] = {"io.modelcontextprotocol/protocolVersion": MODERN,
+                           "io.modelcontextprotocol/clientCapabilities": capabilities}
+    return await dispatcher_for(views_site).call(method, params, context(version, capabilities))
+
+
+def by_name(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {tool["name"]: tool for tool in result["tools"]}
+
+
+@pytest.mark.parametrize("version", ERAS)
+async def test_a_client_that_shows_views_sees_each_tools_view_and_the_app_only_tool(version: str) -> None:
+    tools = by_name(await call(version, "tools/list"))
+    assert tools["show_book"]["_meta"]["ui"] == {"resourceUri": "ui://views/show_book"}
+    assert tools["show_book"]["_meta"]["ui/resourceUri"] == "ui://views/show_book"  # what older hosts read
+    assert tools["show_shelf"]["_meta"]["ui"] == {"resourceUri": "ui://views/shelf"}
+    assert tools["lend_from_view"]["_meta"]["ui"] == {"visibility": ["app"]}
+    assert "_meta" not in tools["plain_tool"]
+
+
+@pytest.mark.parametrize("version", ERAS)
+@pytest.mark.parametrize("capabilities", [{}, {"extensions": {EXTENSION: {}}},
+                                          {"extensions": {EXTENSION: {"mimeTypes": ["text/html"]}}}])
+async def test_a_client_that_does_not_show_views_gets_plain_tools_and_no_app_only_ones(
+        version: str, capabilities: dict[str, Any]) -> None:
+    tools = by_name(await call(version, "tools/list", capabilities=capabilities))
+    assert set(tools) == {"show_book", "show_shelf", "plain_tool"}
+    assert all("ui" not in (tool.get("_meta") or {}) and "ui/resourceUri" not in (tool.get("_meta") or {})
+               for tool in tools.values())
+    with pytest.raises(McpError) as refused:  # not callable either: as if it did not exist
+        await call(version, "tools/call", {"name": "lend_from_view", "arguments": {"title": "Kindred"}},
+                   capabilities=capabilities)
+    assert refused.value.code == -32602
+
+
+@pytest.mark.parametrize("version", ERAS)
+@pytest.mark.parametrize("capabilities", [SHOWS, {}])
+async def test_the_result_is_complete_with_or_without_a_view(version: str, capabilities: dict[str, Any]) -> None:
+    result = await call(version, "tools/call", {"name": "show_book", "arguments": {"title": "Kindred"}},
+                        capabilities=capabilities)
+    assert result["structuredContent"] == {"title": "Kindred", "available": True}
+    assert "Kindred" in result["content"][0]["text"]
+
+
+@pytest.mark.parametrize("version", ERAS)
+async def test_views_are_listed_as_views_with_their_security_metadata(version: str) -> None:
+    resources = {item["uri"]: item for item in (await call(version, "resources/list"))["resources"]}
+    shelf, card = resources["ui://views/shelf"], resources["ui://views/show_book"]
+    assert shelf["mimeType"] == card["mimeType"] == MIME_TYPE
+    assert shelf["_meta"]["ui"] == {
+        "csp": {"connectDomains": ["https://api.example.org", "wss://live.example.org:8443"]},
+        "permissions": {"clipboardWrite": {}}, "prefersBorder": True}
+    assert card["_meta"]["ui"] == {"csp": {"resourceDomains": ["https://covers.example.org"]}}
+
+
+@pytest.mark.parametrize("version", ERAS)
+async def test_a_view_reads_as_one_self_contained_page_for_the_user(version: str) -> None:
+    result = await call(version, "resources/read", {"uri": "ui://views/show_book"})
+    [content] = result["contents"]
+    assert content["uri"] == "ui://views/show_book" and content["mimeType"] == MIME_TYPE
+    page = content["text"]
+    assert page.lstrip().lower().startswith("<!doctype html")
+    assert "For a guest" in page  # rendered for the requesting user
+    assert "globalThis.McpApps=" in page and "<script src" not in page  # the SDK inline, no CDN
+    assert content["_meta"]["ui"]["csp"] == {"resourceDomains": ["https://covers.example.org"]}
+    if version == MODERN:
+        assert result["cacheScope"] == "private"
+
+
+async def test_the_server_offers_the_extension_in_both_eras() -> None:
+    discovered = await call(MODERN, "server/discover")
+    assert discovered["capabilities"]["extensions"][EXTENSION] == {}
+    initialize = {"protocolVersion": LEGACY, "capabilities": SHOWS, "clientInfo": {"name": "t", "version": "1"}}
+    done = handshake(dispatcher_for(views_site), initialize, AnonymousUser())
+    assert done.result["capabilities"]["extensions"][EXTENSION] == {}
+    # ... and keeps what the client declared, for the session's later requests (SEP-2133).
+    assert done.client_capabilities["extensions"] == SHOWS["extensions"]
+
+
+@pytest.mark.parametrize("csp, message", [
+    ({"connectDomains": ["https://api.example.org/path"]}, "not an origin"),
+    ({"connectDomains": ["https://user:secret@api.example.org"]}, "not an origin"),
+    ({"resourceDomains": ["*"]}, "not an origin"),
+    ({"resourceDomains": ["'self'"]}, "not an origin"),
+    ({"resourceDomains": ["data:"]}, "not an origin"),
+    ({"frameDomains": "https://a.example.org"}, "must be a list"),
+    ({"scriptDomains": ["https://a.example.org"]}, "unknown csp keys"),
+])
+def test_a_view_declaring_more_than_origins_is_refused_at_registration(csp: dict[str, Any], message: str) -> None:
+    with pytest.raises(ImproperlyConfigured, match=message):
+        type("BadView", (View,), {"uri": "ui://views/bad", "template_name": "ui_tests/book_card.html", "csp": csp,
+                                  "__module__": __name__})()
+
+
+def test_wildcard_subdomains_and_ports_are_origins() -> None:
+    view = type("GoodView", (View,), {"uri": "ui://views/good", "template_name": "ui_tests/book_card.html",
+                                      "csp": {"resourceDomains": ["https://*.example.org", "http://127.0.0.1:8000"]},
+                                      "__module__": __name__})()
+    assert view.ui_meta()["csp"]["resourceDomains"] == ["https://*.example.org", "http://127.0.0.1:8000"]
+
+
+@pytest.mark.parametrize("attributes, message", [
+    ({"uri": "library://card"}, "must start with 'ui://'"),
+    ({"permissions": ["usb"]}, "unknown permissions"),
+    ({"template_name": None}, "needs a template_name"),
+])
+def test_other_mistakes_in_a_view_are_refused(attributes: dict[str, Any], message: str) -> None:
+    options = {"uri": "ui://views/bad", "template_name": "ui_tests/book_card.html", **attributes,
+               "__module__": __name__}
+    with pytest.raises(ImproperlyConfigured, match=message):
+        type("BadView", (View,), options)()
+
+
+def test_checks_name_unknown_visibility_and_views_the_site_does_not_serve() -> None:
+    from django_mcp.sites import McpSite
+
+    site = McpSite("views-checks")
+    site.tool(name="odd", visibility=["everyone"])(lambda: "x")
+    site.tool(name="lost", view="ui://views-checks/nowhere")(lambda: "x")
+    found = {message.id for message in check_tool_views() if "views-checks" in message.msg}
+    assert found == {"django_mcp.E005", "django_mcp.E006"}
