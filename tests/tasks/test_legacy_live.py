@@ -40,7 +40,8 @@ def assert_error(response: dict, code: int) -> dict:
 def test_initialize_announces_the_tasks_capability_from_2025_11_25_only(session):
     current = session()
     assert current.capabilities["tasks"] == TASKS_CAPABILITY
-    assert "extensions" not in current.capabilities  # the 2026 extension is not defined here
+    # The 2026 extension is not defined here (SEP-2663); other extensions may be offered.
+    assert "io.modelcontextprotocol/tasks" not in current.capabilities.get("extensions", {})
     assert_error(current.rpc("tasks/update", {"taskId": "anything", "inputResponses": {}}), -32601)  # 2026 only
     older = session(version="2025-06-18")
     assert "tasks" not in older.capabilities
