@@ -178,6 +178,9 @@ class DatabaseSessionStore(BaseSessionStore):
         # Alone, this worker opened every session there is: one without a row is one it still
         # owes, or one that has ended.
         alone = not reaches_other_workers()
+        # A row the writer has taken but not yet committed is neither owed nor in the table: wait
+        # for it, or a request right then (a GET stream opening) would find no session at all.
+        await self.pending.settled(key)
         state = await self._in_thread(self._get)(key, session_id, None if alone else facts)
         if state is ENDED:
             # A tombstone: another worker ended it before this one wrote its row; it never will.

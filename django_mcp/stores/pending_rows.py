@@ -102,25 +102,30 @@ class PendingRows:
         for _, fields, _ in due:
             self.take(fields["id"])
         rows = [fields for _, fields, _ in due]
+        ids = {row["id"] for row in rows}
         assert self.lock is not None
-        async with self.lock:
-            self.writing = {row["id"] for row in rows}
-            try:
-                await self.write(rows)
-            except Exception:
-                # The database is away: keep what is owed and try again on the next round.
-                logger.warning("Could not write %d MCP session rows; will retry", len(rows), exc_info=True)
-                for _, fields, state in due:
-                    self.add(fields["id"], fields, state)
-            else:
-                for _, _, state in due:
-                    state.stored = True
-            finally:
-                self.writing = set()
+        # Marked as being written before waiting for the lock: these rows are no longer owed, so
+        # a persist() meanwhile (a GET stream opening) must wait for this write, not find no row
+        # and take the session for ended.
+        self.writing |= ids
+        try:
+            async with self.lock:
+                try:
+                    await self.write(rows)
+                except Exception:
+                    # The database is away: keep what is owed and try again on the next round.
+                    logger.warning("Could not write %d MCP session rows; will retry", len(rows), exc_info=True)
+                    for _, fields, state in due:
+                        self.add(fields["id"], fields, state)
+                else:
+                    for _, _, state in due:
+                        state.stored = True
+        finally:
+            self.writing -= ids
 
     async def settled(self, key: str) -> None:
-        """Wait until a write of ``key`` that has started is over."""
-        if key in self.writing and self.lock is not None:
+        """Wait until a write of ``key`` that has started (or waits for the lock to start) is over."""
+        while key in self.writing and self.lock is not None:
             async with self.lock:
                 pass
 
