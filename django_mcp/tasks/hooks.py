@@ -22,6 +22,7 @@ the task, where ``ctx.request_input()`` with the same keys finds them answered.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from django.utils import timezone
@@ -114,6 +115,13 @@ class TaskHook(Hook):
         elif scopes is None and auth is not None and isinstance(getattr(auth, "scope", None), str):
             scopes = auth.scope.split()
         user = request.user
+        # Made and started together even if the client goes away meanwhile (its request is then
+        # cancelled): a row made but never started would answer "working" until its TTL.
+        return await asyncio.shield(self._create_and_start(call, owner, answers, ttl, now, scopes, user))
+
+    async def _create_and_start(self, call: ToolCall, owner: store.Owner, answers: dict[str, Any], ttl: int | None,
+                                now: Any, scopes: Any, user: Any) -> dict[str, Any]:
+        request = call.request
         task = await store.create(
             id=store.new_task_id(), site=getattr(call.site, "name", "default"), tool=call.tool.name,
             arguments=call.arguments, owner=owner.key, client=owner.client, session=owner.session,

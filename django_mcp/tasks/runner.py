@@ -91,7 +91,11 @@ async def start(task: McpTask) -> None:
 
 def work(task_id: str) -> None:
     """The task framework's entry point: a plain function, which every backend can run."""
-    async_to_sync(run)(task_id)
+    token = store.in_task_worker.set(True)
+    try:
+        async_to_sync(run)(task_id)
+    finally:
+        store.in_task_worker.reset(token)
 
 
 if compat.AVAILABLE:

@@ -12,6 +12,7 @@ open when the request ends — a connection per ``tasks/get``, until the databas
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import secrets
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar
 
+from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F
@@ -31,12 +33,19 @@ from .models import McpTask
 
 Result = TypeVar("Result")
 
+#: True while the task framework's worker process runs a task's work (runner.work).
+in_task_worker: contextvars.ContextVar[bool] = contextvars.ContextVar("django_mcp_in_task_worker", default=False)
+
 
 def in_db(fn: Callable[..., Result]) -> Callable[..., Any]:
     """An awaitable twin of the sync query ``fn`` (see the module docstring)."""
 
     @functools.wraps(fn)
     async def run(*args: Any, **kwargs: Any) -> Result:
+        if in_task_worker.get():
+            # In the task framework's worker (runner.work): its own thread and connection, which
+            # the worker manages, not a fresh pool thread (and connection) per query.
+            return await sync_to_async(fn, thread_sensitive=True)(*args, **kwargs)
         return await in_database_thread(fn, McpTask)(*args, **kwargs)
 
     run.sync = fn  # type: ignore[attr-defined]
