@@ -36,6 +36,19 @@ class Listener:
         self.lost = True
 
 
+class RestartedLayer(InMemoryChannelLayer):
+    """Fails one read, then forgets every group, as a restarted Redis has."""
+
+    failed = False
+
+    async def receive(self, channel: str) -> dict[str, Any]:
+        if not self.failed:
+            self.failed = True
+            self.groups.clear()
+            raise ConnectionError("Redis restarted")
+        return await super().receive(channel)
+
+
 def notification(group: str, n: int = 1) -> dict[str, Any]:
     return {"type": NOTIFY, "kind": "tools", "group": group, "n": n,
             "message": {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}}
@@ -138,19 +151,7 @@ async def test_a_layer_that_stays_away_ends_every_listeners_stream(monkeypatch) 
 
 @pytest.mark.parametrize("group", [BROADCAST_GROUP, resource_group("memo://greeting"), session_group("abc")])
 async def test_the_worker_joins_its_groups_again_after_the_layer_was_away(group: str) -> None:
-    class FlakyLayer(InMemoryChannelLayer):
-        """Fails one read, then forgets every group, as a restarted Redis has."""
-
-        failed = False
-
-        async def receive(self, channel: str) -> dict[str, Any]:
-            if not self.failed:
-                self.failed = True
-                self.groups.clear()
-                raise ConnectionError("Redis restarted")
-            return await super().receive(channel)
-
-    layer = FlakyLayer()
+    layer = RestartedLayer()
     shared = SharedGroups(layer)
     listener = Listener()
     await shared.join(group, listener)
@@ -223,19 +224,6 @@ async def test_a_member_that_fails_to_take_an_event_does_not_stop_the_others(cap
 
 
 async def test_the_worker_joins_again_when_the_layer_is_back_though_nothing_arrives() -> None:
-    class RestartedLayer(InMemoryChannelLayer):
-        """One read fails as Redis goes away; it comes back having forgotten every group, and
-        nothing is ever sent to the worker's channel again (nobody can: it is in no group)."""
-
-        failed = False
-
-        async def receive(self, channel: str) -> dict[str, Any]:
-            if not self.failed:
-                self.failed = True
-                self.groups.clear()
-                raise ConnectionError("Redis restarted")
-            return await super().receive(channel)
-
     layer = RestartedLayer()
     shared = SharedGroups(layer)
     listener = Listener()

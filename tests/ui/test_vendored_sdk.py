@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from django_mcp.ui.templatetags.mcp_apps import SDK_FILE, SDK_VERSION, mcp_app_script
+from tests.conftest import in_ci
 from tests.live import ROOT
 
 
@@ -30,6 +31,8 @@ def test_the_tag_inlines_it() -> None:
 def test_it_is_valid_javascript_that_defines_the_app_class() -> None:
     node = shutil.which("node")
     if node is None:
+        if in_ci():
+            pytest.fail("CI=true but Node is not installed (scripts/install-conformance installs it)")
         pytest.skip("Node is not installed (the file was checked with node --check when it was vendored)")
     script = ("globalThis.window=globalThis;require('vm').runInThisContext(require('fs').readFileSync("
               f"{str(SDK_FILE)!r},'utf8'));console.log(typeof McpApps.App, typeof McpApps.PostMessageTransport)")
