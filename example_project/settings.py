@@ -43,6 +43,9 @@ INSTALLED_APPS = [
     "django_mcp.tasks",
     *(["django_tasks"] if django.VERSION < (6, 0) else []),  # the task framework's backport on Django 5.2
     "django_tasks_db",
+    # Interactive views from templates (the MCP Apps extension): search_books and my_loans show
+    # theirs (library/templates/library/views/) in hosts that render views.
+    "django_mcp.ui",
     "example_project.library",
 ]
 

@@ -86,8 +86,9 @@ async def test_the_librarian_key_reveals_the_guarded_tool(example_server: LiveSe
     async with asyncio.timeout(30), http, Client(streamable_http_client(example_server.mcp_url, http_client=http),
                                                   mode=mode) as librarian:
         names = [tool.name for tool in (await librarian.list_tools()).tools]
-        assert names == ["search_loan", "get_loan", "search_books", "lend_book", "return_book", "check_shelves",
-                         "audit_books", "book_list", "book_retrieve", "book_put_back_on_shelf", "books_by_year"]
+        assert names == ["search_loan", "get_loan", "search_books", "lend_book", "my_loans", "return_book",
+                         "check_shelves", "audit_books", "book_list", "book_retrieve", "book_put_back_on_shelf",
+                         "books_by_year"]
         found = await librarian.call_tool("search_books", {"query": "kindred"})
         book_id = found.structured_content["result"][0]["id"]
         await librarian.call_tool("lend_book", {"book_id": book_id})

@@ -10,13 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..conf import mcp_settings
 from ..protocol.context import RequestContext
 from ..protocol.extensions import ProtocolExtension
 from .constants import EXTENSION, MIME_TYPE
 
 
 def shows_views(request: RequestContext) -> bool:
-    """Whether the request's client declared the extension with the view MIME type."""
+    """
+    Whether the request's client declared the extension with the view MIME type, or
+    ``DJANGO_MCP["VIEWS_FOR_EVERY_CLIENT"]`` treats every client as one that did.
+    """
+    if mcp_settings.VIEWS_FOR_EVERY_CLIENT:
+        return True
     extensions = (request.client_capabilities or {}).get("extensions")
     settings = extensions.get(EXTENSION) if isinstance(extensions, dict) else None
     if not isinstance(settings, dict):

@@ -33,7 +33,9 @@ class ToolViews(PrimitiveSource):
     """The views of a site's tools that name a template (``@tool(view="…html")``)."""
 
     kind = "resource"
-    order = 300
+    # Before the rows of model resources (100): a host prefetches views from the first page of
+    # resources/list (ext-apps specification, "Resource Discovery"), not after thousands of rows.
+    order = 50
 
     def __init__(self, site: Any) -> None:
         self.site = site
@@ -53,7 +55,7 @@ class ToolViews(PrimitiveSource):
         if view is None or view.tool is not tool:
             attributes = {"uri": f"{SCHEME}{self.site.name}/{tool.name}", "template_name": template_name,
                           "name": f"{tool.name}_view", "title": getattr(tool, "title", None) or tool.name,
-                          "description": f"The view of the tool {tool.name}", "tool": tool,
+                          "description": f"The view of the tool {tool.name}", "tool": tool, "site": self.site,
                           "csp": getattr(tool, "view_csp", None), "__module__": type(tool).__module__}
             view = self._made[key] = type(f"{type(tool).__name__}View", (View,), attributes)()
         return view

@@ -42,7 +42,7 @@ class View(Resource):
     the page.
     """
 
-    options = Resource.options | {"template_name", "csp", "permissions", "domain", "prefers_border", "tool"}
+    options = Resource.options | {"template_name", "csp", "permissions", "domain", "prefers_border", "tool", "site"}
 
     mime_type = MIME_TYPE
     #: The Django template the page is rendered from.
@@ -57,8 +57,10 @@ class View(Resource):
     domain: str | None = None
     #: True: the host draws a border and background; False: none; None: the host decides.
     prefers_border: bool | None = None
-    #: The tool that shows this view (set for the views the short form makes).
+    #: The tool that shows this view, and its site (set for the views the short form makes): the
+    #: view is then for whoever may use the tool.
     tool: Any = None
+    site: Any = None
 
     def __init__(self) -> None:
         super().__init__()
@@ -72,6 +74,13 @@ class View(Resource):
             ("domain", self.domain),
             ("prefersBorder", self.prefers_border),
         ) if value is not None}
+
+    async def has_permission(self, ctx: Context) -> bool:
+        if not await super().has_permission(ctx):
+            return False
+        # Whatever hides the tool (its permission classes, the tool admin's switches, an app-only
+        # tool for a client that shows no views) hides its view: "not found", like any resource.
+        return self.tool is None or self.site is None or await self.site.permits(self.tool, ctx)
 
     def check_address(self) -> None:
         super().check_address()

@@ -3,11 +3,17 @@ The catalogue as an MCP server: the models published as resources (``ModelResour
 like a ``ModelAdmin``), tools to search, lend and return books, and a prompt. Autodiscovered by
 django_mcp, as ``admin.py`` is by the admin. Both forms of primitives are shown: decorated
 functions (the short form) and options classes registered with ``@register()``.
+
+Two tools show views (the MCP Apps extension, ``django_mcp.ui``): ``search_books`` shows its
+results as cards (templates/library/views/book_browser.html) whose buttons lend a book through
+the host, and ``my_loans`` shows a reader's loans. Clients that show views render them beside the
+result; the others get the same complete results.
 """
 
 import asyncio
 
 from django.db.models import Q
+from django.utils import timezone
 from pydantic import BaseModel, Field
 
 from django_mcp import Context, Resource, Tool, ToolError, prompt, register, tool
@@ -75,7 +81,9 @@ def _out(book: Book) -> BookOut:
                    available=book.available)
 
 
-@tool(annotations={"readOnlyHint": True, "openWorldHint": False})
+# view=: hosts that show views (Claude, ChatGPT, VS Code, Goose...) render the results with this
+# template, at ui://default/search_books; its Lend buttons call lend_book through the host.
+@tool(annotations={"readOnlyHint": True, "openWorldHint": False}, view="library/views/book_browser.html")
 def search_books(query: str = Field(description="Words from the title or the author's name"),
                  limit: int = Field(10, ge=1, le=50, description="At most this many books")) -> list[BookOut]:
     """Search the catalogue by title or author."""
@@ -107,6 +115,52 @@ class LendBook(Tool):
         if ctx.user.is_authenticated:
             await Loan.objects.acreate(book=book, borrower=ctx.user)
         return f"Lent out: {book.title}."
+
+
+class BookDetails(BookOut):
+    """A book with its summary, as the book browser's Details button shows it."""
+
+    summary: str
+
+
+# visibility=["app"]: only views call it. Hosts keep it from the model; clients that do not show
+# views do not see it at all (the card's data is in search_books' result already).
+@tool(visibility=["app"], annotations={"readOnlyHint": True, "openWorldHint": False})
+async def book_details(book_id: int) -> BookDetails:
+    """One book with its summary and whether it is on the shelf now (for the book browser view)."""
+    book = await Book.objects.select_related("author").filter(pk=book_id).afirst()
+    if book is None:
+        raise ToolError(f"No book with id {book_id}")
+    return BookDetails(**_out(book).model_dump(), summary=book.summary)
+
+
+class LoanOut(BaseModel):
+    """One of a reader's loans."""
+
+    book_id: int
+    title: str
+    author: str
+    lent_at: str = Field(description="When it was lent, ISO 8601")
+    days_out: int
+
+
+class LoanSummary(BaseModel):
+    """What a reader has borrowed."""
+
+    reader: str
+    loans: list[LoanOut]
+    count: int
+
+
+@tool(permission_classes=[IsAuthenticated], view="library/views/loan_summary.html",
+      annotations={"readOnlyHint": True, "openWorldHint": False})
+async def my_loans(ctx: Context) -> LoanSummary:
+    """The books you have borrowed, newest first, with how long each has been out."""
+    now = timezone.now()
+    loans = [LoanOut(book_id=loan.book_id, title=loan.book.title, author=loan.book.author.name,
+                     lent_at=loan.lent_at.isoformat(), days_out=(now - loan.lent_at).days)
+             async for loan in Loan.objects.filter(borrower=ctx.user.pk).select_related("book__author")]
+    return LoanSummary(reader=ctx.user.get_username(), loans=loans, count=len(loans))
 
 
 @register()

@@ -1,12 +1,13 @@
 """
 A site of views for the views app's tests (``django_mcp.ui``): a tool that shows a card rendered
 from a template (the short form), a view as an options class with CSP origins, a tool only views
-may call, and a tool without a view. Its own site, so the default site's listings stay as they are.
+may call, a tool (and so its view) for signed-in users only, and a tool without a view. Its own site, so the default site's listings stay as they are.
 """
 
 from pydantic import BaseModel
 
 from django_mcp import Tool
+from django_mcp.permissions import IsAuthenticated
 from django_mcp.sites import McpSite
 from django_mcp.ui.tool_views import ToolViews
 from django_mcp.ui.views import View
@@ -60,6 +61,12 @@ class ShowShelf(Tool):
 
 
 views_site.register(ShowShelf)
+
+
+@views_site.tool(view="ui_tests/book_card.html", permission_classes=[IsAuthenticated])
+def my_card() -> Book:
+    """A signed-in reader's card: the tool and its view are for signed-in users only."""
+    return Book(title="Kindred", available=False)
 
 
 @views_site.tool()

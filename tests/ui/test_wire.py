@@ -30,19 +30,20 @@ SHOWS = {"extensions": {EXTENSION: {"mimeTypes": [MIME_TYPE]}}}
 ERAS = [MODERN, LEGACY]
 
 
-def context(version: str, capabilities: dict[str, Any]) -> RequestContext:
+def context(version: str, capabilities: dict[str, Any], user: Any = None) -> RequestContext:
     era = Era.MODERN if version == MODERN else Era.LEGACY
-    return RequestContext(era=era, protocol_version=version, client_capabilities=capabilities, user=AnonymousUser())
+    return RequestContext(era=era, protocol_version=version, client_capabilities=capabilities,
+                          user=user or AnonymousUser())
 
 
 async def call(version: str, method: str, params: dict[str, Any] | None = None, *,
-               capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+               capabilities: dict[str, Any] | None = None, user: Any = None) -> dict[str, Any]:
     capabilities = SHOWS if capabilities is None else capabilities
     params = dict(params or {})
     if version == MODERN:
         params["_meta"] = {"io.modelcontextprotocol/protocolVersion": MODERN,
                            "io.modelcontextprotocol/clientCapabilities": capabilities}
-    return await dispatcher_for(views_site).call(method, params, context(version, capabilities))
+    return await dispatcher_for(views_site).call(method, params, context(version, capabilities, user))
 
 
 def by_name(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -106,6 +107,33 @@ async def test_a_view_reads_as_one_self_contained_page_for_the_user(version: str
     assert content["_meta"]["ui"]["csp"] == {"resourceDomains": ["https://covers.example.org"]}
     if version == MODERN:
         assert result["cacheScope"] == "private"
+
+
+@pytest.mark.parametrize("version", ERAS)
+async def test_the_view_of_a_tool_the_user_may_not_use_is_not_found(version: str) -> None:
+    from django.contrib.auth.models import User
+
+    listed = {item["uri"] for item in (await call(version, "resources/list"))["resources"]}
+    assert "ui://views/my_card" not in listed and "ui://views/show_book" in listed
+    with pytest.raises(McpError, match="not found"):
+        await call(version, "resources/read", {"uri": "ui://views/my_card"})
+
+    reader = User(username="ada")  # signed in: the tool, and so its view, are there
+    listed = {item["uri"] for item in (await call(version, "resources/list", user=reader))["resources"]}
+    assert "ui://views/my_card" in listed
+    page = (await call(version, "resources/read", {"uri": "ui://views/my_card"}, user=reader))["contents"][0]["text"]
+    assert "For ada" in page
+
+
+@pytest.mark.parametrize("version", ERAS)
+async def test_views_for_every_client_treats_clients_that_declare_nothing_as_hosts(version: str, settings: Any) -> None:
+    settings.DJANGO_MCP = {**getattr(settings, "DJANGO_MCP", {}), "VIEWS_FOR_EVERY_CLIENT": True}
+    tools = by_name(await call(version, "tools/list", capabilities={}))
+    assert tools["show_book"]["_meta"]["ui"] == {"resourceUri": "ui://views/show_book"}
+    assert tools["lend_from_view"]["_meta"]["ui"] == {"visibility": ["app"]}
+    called = await call(version, "tools/call", {"name": "lend_from_view", "arguments": {"title": "Kindred"}},
+                        capabilities={})
+    assert called["content"][0]["text"] == "Lent Kindred."
 
 
 async def test_the_server_offers_the_extension_in_both_eras() -> None:
