@@ -83,6 +83,8 @@ def test_the_demo_serves_the_admins_static_files(oauth_demo: Demo) -> None:
 def test_the_demo_names_its_health_checks_and_feature_apps(oauth_demo: Demo) -> None:
     banner = oauth_demo.output.read_text()
     assert f"{oauth_demo.url}/readyz" in banner and "tool_admin, call_log, query_tools" in banner
+    assert "metrics, tasks, ui" in banner  # and the views it shows:
+    assert "ui://default/search_books" in banner and "ui://default/my_loans" in banner
     ready = httpx2.get(oauth_demo.url + "/readyz")
     assert ready.status_code == 200 and ready.json()["status"] == "ready"
 
@@ -115,6 +117,7 @@ def test_the_sdk_signs_in_to_the_demo_as_the_reader(oauth_demo: Demo) -> None:
     finally:
         user.browser.close()
     assert "search_books" in names and "return_book" not in names  # the reader is no librarian
+    assert "my_loans" in names  # a signed-in reader's own view
     assert "reader" in user.browser.consent_page
     # The demo's request log names the call, its caller and its outcome, never the token.
     lines = [line for line in oauth_demo.output.read_text().splitlines() if "mcp_request method=tools/call" in line]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.template.loader import render_to_string
 from django.utils import translation
@@ -88,8 +89,21 @@ class View(Resource):
             raise ImproperlyConfigured(f"{self.origin()}: a view's uri must start with {SCHEME!r} (got {self.uri!r})")
 
     def read(self, ctx: Context) -> str:
-        """The page, rendered for this request's user."""
-        return render_to_string(self.template_name, self.get_context_data(ctx))
+        """The page, rendered for this request's user, in their language."""
+        with translation.override(self.get_language(ctx)):
+            return render_to_string(self.template_name, self.get_context_data(ctx))
+
+    def get_language(self, ctx: Context) -> str:
+        """
+        The language to render in: the user's ``language`` attribute when the user model has one,
+        else ``LANGUAGE_CODE`` (as template prompts choose). In the browser the page also gets the
+        host's ``locale`` in its host context (ext-apps specification, "Host Context").
+        """
+        wanted = getattr(ctx.user, "language", None) or settings.LANGUAGE_CODE
+        try:
+            return translation.get_supported_language_variant(str(wanted))
+        except LookupError:
+            return settings.LANGUAGE_CODE
 
     def get_context_data(self, ctx: Context) -> dict[str, Any]:
         """What the template gets; override to add more (what the user may see, never one call's data)."""

@@ -122,7 +122,16 @@ async def test_the_view_of_a_tool_the_user_may_not_use_is_not_found(version: str
     listed = {item["uri"] for item in (await call(version, "resources/list", user=reader))["resources"]}
     assert "ui://views/my_card" in listed
     page = (await call(version, "resources/read", {"uri": "ui://views/my_card"}, user=reader))["contents"][0]["text"]
-    assert "For ada" in page
+    assert "For ada" in page and '<html lang="en">' in page  # LANGUAGE_CODE en-us, as supported
+
+
+async def test_a_view_renders_in_the_users_language() -> None:
+    from django.contrib.auth.models import User
+
+    reader = User(username="amelie")
+    reader.language = "fr"  # as a user model with a language field has it (template prompts read it too)
+    page = (await call(MODERN, "resources/read", {"uri": "ui://views/show_book"}, user=reader))["contents"][0]["text"]
+    assert '<html lang="fr">' in page
 
 
 @pytest.mark.parametrize("version", ERAS)
