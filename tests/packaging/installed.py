@@ -138,7 +138,7 @@ SETTINGS_TAIL = '''
 # refuses to start ("Daphne must be listed before django.contrib.staticfiles").
 INSTALLED_APPS = ["daphne", *INSTALLED_APPS, "channels", "django_mcp", "django_mcp.model_resources",
                   "django_mcp.template_prompts", "django_mcp.stored_prompts", "django_mcp.tool_admin",
-                  "django_mcp.call_log", "django_mcp.query_tools"]
+                  "django_mcp.call_log", "django_mcp.query_tools", "django_mcp.ui"]
 ASGI_APPLICATION = "mysite.asgi.application"
 CHANNEL_LAYERS = {{"default": {{"BACKEND": "channels.layers.InMemoryChannelLayer"}}}}
 

@@ -58,6 +58,9 @@ REQUIRED_FILES = [
     "django_mcp/oauth/management/commands/mcp_token.py",
     "django_mcp/tool_admin/management/commands/mcp_sync_tools.py",
     "django_mcp/template_prompts/templatetags/mcp_prompts.py",
+    "django_mcp/ui/templatetags/mcp_apps.py",
+    "django_mcp/ui/vendor/mcp-apps-2.0.4.js",  # inlined into every view: no view works without it
+    "django_mcp/ui/vendor/LICENSE-ext-apps",
 ]
 CLASSIFIERS = [
     "Environment :: Web Environment",
@@ -142,8 +145,9 @@ def test_wheel_and_sdist_carry_every_file_of_the_package(built: Built) -> None:
     assert [name for name in REQUIRED_FILES if name not in in_wheel] == []
     assert [name for name in expected if name not in in_wheel] == []
     assert f"{dist_info}/licenses/LICENSE" in in_wheel
-    assert "License-Expression: MIT" in wheel_metadata
+    assert "License-Expression: MIT AND Apache-2.0" in wheel_metadata  # ours, and the vendored App SDK's
     assert "License-File: LICENSE" in wheel_metadata
+    assert "License-File: django_mcp/ui/vendor/LICENSE-ext-apps" in wheel_metadata
     assert not [name for name in in_wheel if name.startswith(("tests/", "example_project/"))]
 
     with tarfile.open(built.dists.sdist) as sdist:
@@ -173,8 +177,8 @@ def test_installed_from_the_wheel_with_its_metadata(built: Built, site: Site) ->
     assert described["version"] == project["version"]
     assert described["summary"] == project["description"]
     assert described["requires_python"] == project["requires-python"]
-    assert described["license_expression"] == "MIT"
-    assert described["license_files"] == ["LICENSE"]
+    assert described["license_expression"] == "MIT AND Apache-2.0"
+    assert described["license_files"] == ["LICENSE", "django_mcp/ui/vendor/LICENSE-ext-apps"]
     assert [name for name in CLASSIFIERS if name not in described["classifiers"]] == []
     assert any(name.startswith("Development Status :: ") for name in described["classifiers"])
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in described["files"])
@@ -297,3 +301,26 @@ def test_file_prompt_over_mcp_with_a_personal_access_token(site: Site) -> None:
         assert [(message.role, message.content.text) for message in got.messages] == [
             ("user", "Write a formal welcome for Ursula, who just joined the library."),
             ("assistant", "Welcome, Ursula!")], mode
+
+
+def test_a_view_from_the_projects_template_with_the_installed_sdk(site: Site) -> None:
+    """django_mcp.ui from the wheel: a tool's view rendered from the project's template, the App SDK inlined."""
+    from mcp.client.extension import advertise
+
+    shows_views = advertise("io.modelcontextprotocol/ui", {"mimeTypes": ["text/html;profile=mcp-app"]})
+
+    async def view(mode: str) -> tuple[Any, Any]:
+        headers = {"authorization": f"Bearer {site.token}"}
+        async with asyncio.timeout(60), httpx2.AsyncClient(headers=headers, timeout=30) as http:
+            async with Client(streamable_http_client(site.server.mcp_url, http_client=http), mode=mode,
+                              extensions=[shows_views]) as client:
+                tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+                return tools["shelf_card"], (await client.read_resource(tools["shelf_card"].meta["ui"]["resourceUri"]))
+
+    for mode in ("legacy", "2026-07-28"):
+        tool, read = asyncio.run(view(mode))
+        assert tool.meta["ui"] == {"resourceUri": "ui://default/shelf_card"}, mode
+        [page] = read.contents
+        assert page.mime_type == "text/html;profile=mcp-app"
+        assert f"Shelf card for {SUPERUSER['username']}" in page.text  # rendered for the token's user
+        assert "/* @modelcontextprotocol/ext-apps 2.0.4" in page.text and "globalThis.McpApps=" in page.text

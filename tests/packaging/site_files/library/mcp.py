@@ -16,6 +16,12 @@ async def whoami(ctx: Context) -> str:
     return " ".join([who, *sorted(ctx.scopes or ())])
 
 
+@tool(view="library/shelf_card.html")
+def shelf_card(title: str) -> str:
+    """A card for a shelf, shown as a view by hosts that show views (django_mcp.ui)."""
+    return f"The shelf {title}."
+
+
 @register(Book)
 class BookResource(ModelResource):
     fields = ["title"]
