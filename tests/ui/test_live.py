@@ -7,13 +7,16 @@ A client that declares the MCP Apps extension (``io.modelcontextprotocol/ui`` wi
 type; the SDK's ``advertise``) finds each tool's view, the app-only ``book_details``, and the views
 on the first page of ``resources/list``; reads a page rendered for its user with the App SDK
 inline; and the view of a tool it may not use is "not found". A client that does not declare it
-gets the same complete results, no view metadata, and no app-only tool. The pages' behaviour in a
-browser is tests/ui/test_browser.py's.
+gets the same complete results, no view metadata, and no app-only tool. The MCP Inspector's CLI
+(2.12.0) probes the views as a third-party client. The pages' behaviour in a browser is
+tests/ui/test_browser.py's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -26,6 +29,7 @@ from mcp.client.extension import advertise
 from mcp.client.sse import sse_client
 
 from django_mcp.ui.constants import EXTENSION, MIME_TYPE
+from tests.conftest import in_ci
 from tests.live import ROOT, LiveServer, migrate, server_env
 
 
@@ -142,3 +146,33 @@ async def test_the_view_of_a_tool_the_user_may_not_use_is_not_found(
         with pytest.raises(MCPError) as missing:
             await anonymous.read_resource(LOANS)
         assert "not found" in str(missing.value).lower()
+
+
+INSPECTOR = ROOT / "tools" / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_the_mcp_inspector_finds_the_views(example_server: LiveServer, era: str, tmp_path: Any) -> None:
+    """``--app-info`` probes each tool's view (its resourceUri and the resource's MIME type)."""
+    if not INSPECTOR.exists():
+        reason = "the MCP Inspector is not installed (run scripts/install-conformance; needs npm)"
+        if in_ci():
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason=reason)
+
+    def probe(*arguments: str) -> dict[str, dict[str, Any]]:
+        # The Inspector keeps a catalog under HOME: a folder of the test's own.
+        env = {**os.environ, "HOME": str(tmp_path), "PATH": f"{INSPECTOR.parent}{os.pathsep}{os.environ['PATH']}"}
+        done = subprocess.run([str(INSPECTOR), "--cli", example_server.mcp_url, "--protocol-era", era,
+                               "--method", "tools/list", "--app-info", *arguments],
+                              capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr[-2000:]
+        lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+        return {line["toolName"]: line for line in lines}
+
+    advertised = probe("--advertise-apps")  # it declares the extension at initialize (and per request)
+    assert advertised["search_books"] == {"hasApp": True, "toolName": "search_books", "resourceUri": BROWSER,
+                                          "resourceMimeType": MIME_TYPE}
+    assert advertised["book_details"]["hasApp"] is False  # listed: an app-only tool, for its host to keep
+    plain = probe()  # by default it does not: no views, no app-only tool
+    assert plain["search_books"]["hasApp"] is False and "book_details" not in plain
