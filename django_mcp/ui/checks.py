@@ -5,15 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
 
 from ..sites import all_sites
 from .constants import SCHEME, VISIBILITY_VALUES
+from .security import checked_csp
 from .tool_views import view_option, view_uri
 
 
 @checks.register()
 def check_tool_views(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """A ``view`` names a template, a ``ui://`` resource of the site, or a View; ``visibility`` known values."""
+    """
+    A ``view`` names a template, a ``ui://`` resource of the site, or a View the site serves;
+    ``view_csp`` holds origins only; ``visibility`` has known values.
+    """
     found = []
     for site in all_sites():
         for tool in site.tools:
@@ -29,7 +34,18 @@ def check_tool_views(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
                     found.append(checks.Error(
                         f"The tool {tool.name!r} of site {site.name!r} shows {option!r}, which the site does not serve",
                         hint="Register a View with that uri, or give the view's template name.", id="django_mcp.E006"))
-            elif option is not None and not isinstance(option, str) and view_uri(site, tool) is None:
-                found.append(checks.Error(f"The tool {tool.name!r} of site {site.name!r} has a view without a uri",
-                                          id="django_mcp.E006"))
+            elif option is not None and not isinstance(option, str):
+                uri = view_uri(site, tool)
+                if uri is None:
+                    found.append(checks.Error(f"The tool {tool.name!r} of site {site.name!r} has a view without a uri",
+                                              id="django_mcp.E006"))
+                elif site.get_registered("resource", uri) is None:
+                    found.append(checks.Error(
+                        f"The tool {tool.name!r} of site {site.name!r} shows the view {uri!r}, which the site does "
+                        "not serve", hint="Register the View (@register() above its class).", id="django_mcp.E006"))
+            try:  # checked here, before a client's listing would meet it
+                checked_csp(getattr(tool, "view_csp", None), f"The tool {tool.name!r} of site {site.name!r}")
+            except ImproperlyConfigured as error:
+                found.append(checks.Error(str(error), hint="view_csp lists origins: scheme://host[:port].",
+                                          id="django_mcp.E007"))
     return found

@@ -7,11 +7,17 @@ registered one by one), so it exists whatever order the apps are loaded in.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
 
 from ..sources import PrimitiveSource
 from .constants import SCHEME
 from .views import View
+
+
+logger = logging.getLogger("django_mcp.ui")
 
 
 def view_option(tool: Any) -> Any:
@@ -40,13 +46,20 @@ class ToolViews(PrimitiveSource):
     def __init__(self, site: Any) -> None:
         self.site = site
         self._made: dict[tuple[str, str], View] = {}
+        self._refused: set[tuple[str, str]] = set()
 
     def views(self) -> list[View]:
         found = []
         for tool in self.site.tools:
             option = view_option(tool)
             if isinstance(option, str) and not option.startswith(SCHEME):
-                found.append(self._view(tool, option))
+                try:
+                    found.append(self._view(tool, option))
+                except ImproperlyConfigured as error:
+                    # A bad view_csp (system check django_mcp.E007) costs that view, not the listing.
+                    if (tool.name, option) not in self._refused:
+                        self._refused.add((tool.name, option))
+                        logger.error("The view of the tool %r is not served: %s", tool.name, error)
         return found
 
     def _view(self, tool: Any, template_name: str) -> View:

@@ -197,3 +197,33 @@ def test_checks_name_unknown_visibility_and_views_the_site_does_not_serve() -> N
     site.tool(name="lost", view="ui://views-checks/nowhere")(lambda: "x")
     found = {message.id for message in check_tool_views() if "views-checks" in message.msg}
     assert found == {"django_mcp.E005", "django_mcp.E006"}
+
+
+def test_checks_name_an_unregistered_view_class_and_a_bad_view_csp() -> None:
+    from django_mcp.sites import McpSite
+
+    class Unregistered(View):
+        uri = "ui://views-checks-2/unregistered"
+        template_name = "ui_tests/book_card.html"
+
+    site = McpSite("views-checks-2")
+    site.tool(name="unserved", view=Unregistered)(lambda: "x")
+    site.tool(name="leaky", view="ui_tests/book_card.html", view_csp={"connectDomains": ["https://a.example/x"]})(
+        lambda: "x")
+    found = {(message.id, message.msg.split("'")[1]) for message in check_tool_views()
+             if "views-checks-2" in message.msg}
+    assert found == {("django_mcp.E006", "unserved"), ("django_mcp.E007", "leaky")}
+
+
+async def test_a_tool_view_with_a_bad_csp_costs_that_view_not_the_listing(caplog: Any) -> None:
+    from django_mcp.sites import McpSite
+    from django_mcp.ui.tool_views import ToolViews
+
+    site = McpSite("views-bad-csp")
+    site.add_source(ToolViews(site))
+    site.tool(name="leaky", view="ui_tests/book_card.html", view_csp={"connectDomains": ["https://a.example/x"]})(
+        lambda: "x")
+    site.tool(name="fine", view="ui_tests/book_card.html")(lambda: "x")
+    listed = await dispatcher_for(site).call("resources/list", {}, context(LEGACY, SHOWS))
+    assert [item["uri"] for item in listed["resources"]] == ["ui://views-bad-csp/fine"]
+    assert "The view of the tool 'leaky' is not served" in caplog.text
