@@ -1,7 +1,8 @@
 """
 A site of views for the views app's tests (``django_mcp.ui``): a tool that shows a card rendered
 from a template (the short form), a view as an options class with CSP origins, a tool only views
-may call, a tool (and so its view) for signed-in users only, and a tool without a view. Its own site, so the default site's listings stay as they are.
+may call, a tool (and so its view) for signed-in users only, and a tool without a view. Its own
+site, so the default site's listings stay as they are.
 """
 
 from pydantic import BaseModel

@@ -93,7 +93,8 @@ def tools_by_name(listing: Any) -> dict[str, Any]:
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_a_client_that_shows_views_finds_and_reads_them(example_server: LiveServer, example_env: dict[str, str],
                                                               transport: str) -> None:
-    async with asyncio.timeout(TIMEOUT), connected(example_server, example_env, transport, key="reader-demo-key") as client:
+    async with asyncio.timeout(TIMEOUT), connected(example_server, example_env, transport,
+                                                   key="reader-demo-key") as client:
         tools = tools_by_name(await client.list_tools())
         assert tools["search_books"].meta["ui"] == {"resourceUri": BROWSER}
         assert tools["search_books"].meta["ui/resourceUri"] == BROWSER  # the key older hosts read
