@@ -184,11 +184,11 @@ DEFAULTS: dict[str, Any] = {
     # How often running work writes its heartbeat, in seconds. A task not heard from for three of
     # them has lost its worker: it ends failed (or, for a tool annotated idempotentHint, runs again).
     "TASK_HEARTBEAT_SECONDS": 10,
-    # Views (the feature app django_mcp.ui, the MCP Apps extension): True sends every client the
-    # tools' view metadata and the tools only views call (visibility ["app"]), as if it had
-    # declared the extension. For hosts that show views without declaring it; a client that shows
-    # no views would then offer the app-only tools to its model.
-    "VIEWS_FOR_EVERY_CLIENT": False,
+    # Views (the feature app django_mcp.ui, the MCP Apps extension): tools only views call
+    # (visibility ["app"]) are listed and callable only for clients that declared the extension.
+    # True serves them to every client, for hosts that show views without declaring it; a client
+    # that shows no views would then offer them to its model.
+    "APP_ONLY_TOOLS_FOR_EVERY_CLIENT": False,
 }
 
 #: Settings that only a feature app reads, and that app: set while the app is not installed, they
@@ -208,7 +208,7 @@ FEATURE_SETTINGS = {
     "TASK_POLL_INTERVAL_MS": "django_mcp.tasks",
     "MAX_TASKS_PER_USER": "django_mcp.tasks",
     "TASK_HEARTBEAT_SECONDS": "django_mcp.tasks",
-    "VIEWS_FOR_EVERY_CLIENT": "django_mcp.ui",
+    "APP_ONLY_TOOLS_FOR_EVERY_CLIENT": "django_mcp.ui",
 }
 
 IMPORT_STRINGS = {"SESSION_STORE", "EVENT_STORE", "SITE", "MODEL_OPTIONS_CLASS", "DEFAULT_AUTHENTICATION_CLASSES",

@@ -1,13 +1,14 @@
 """
-What tools look like to a client that shows views and to one that does not (ext-apps
+What tools look like to clients that show views and to those that do not (ext-apps
 specification, "Resource Discovery", "Visibility", "Graceful Degradation").
 
-A client that declared the extension sees a tool's ``_meta.ui`` — ``resourceUri`` (and the flat
-``ui/resourceUri`` older hosts read) and ``visibility`` — and every tool, including those only a
-view should call (``visibility=["app"]``): its host keeps those from the model. A client that did
-not declare it gets no view metadata and no app-only tools, listed or called: with no host in
-between, nothing else would keep them from the model. Results are the same for both: a tool's
-``content`` is its complete answer, the view only presents it.
+Every client sees a tool's ``_meta.ui`` — ``resourceUri`` (and the flat ``ui/resourceUri`` older
+hosts read) and ``visibility`` — as the official SDK's ``registerAppTool`` publishes it: metadata
+a client without views ignores, and hosts that show views without declaring the extension (VS
+Code and ChatGPT, as reported) need. Tools only a view should call (``visibility=["app"]``) are
+listed and callable only for clients that declared the extension, whose host keeps them from the
+model: with no host in between, nothing else would. Results are the same for every client: a
+tool's ``content`` is its complete answer, the view only presents it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from ..hooks import Hook
 from .constants import LEGACY_RESOURCE_URI_KEY
-from .negotiation import shows_views
+from .negotiation import may_use_app_only_tools
 from .tool_views import view_uri
 
 
@@ -27,17 +28,17 @@ def visibility_of(tool: Any) -> list[str] | None:
 
 
 class ViewHook(Hook):
-    """Adds view metadata for clients that show views; hides app-only tools from the others."""
+    """Adds view metadata to tools; hides app-only tools from clients that did not declare the extension."""
 
     kinds = {"tool"}
 
     async def allows(self, site: Any, primitive: Any, ctx: Any) -> bool:
         visibility = visibility_of(primitive)
-        return visibility is None or "model" in visibility or shows_views(ctx.request)
+        return visibility is None or "model" in visibility or may_use_app_only_tools(ctx.request)
 
     async def definition(self, site: Any, primitive: Any, definition: dict[str, Any], ctx: Any) -> dict[str, Any]:
         uri, visibility = view_uri(site, primitive), visibility_of(primitive)
-        if (uri is None and visibility is None) or not shows_views(ctx.request):
+        if uri is None and visibility is None:
             return definition
         ui: dict[str, Any] = {}
         if uri is not None:

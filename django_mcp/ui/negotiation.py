@@ -17,18 +17,21 @@ from .constants import EXTENSION, MIME_TYPE
 
 
 def shows_views(request: RequestContext) -> bool:
-    """
-    Whether the request's client declared the extension with the view MIME type, or
-    ``DJANGO_MCP["VIEWS_FOR_EVERY_CLIENT"]`` treats every client as one that did.
-    """
-    if mcp_settings.VIEWS_FOR_EVERY_CLIENT:
-        return True
+    """Whether the request's client declared the extension with the view MIME type."""
     extensions = (request.client_capabilities or {}).get("extensions")
     settings = extensions.get(EXTENSION) if isinstance(extensions, dict) else None
     if not isinstance(settings, dict):
         return False
     mime_types = settings.get("mimeTypes")
     return isinstance(mime_types, list) and MIME_TYPE in mime_types
+
+
+def may_use_app_only_tools(request: RequestContext) -> bool:
+    """
+    Whether the request may see and call tools only views call (``visibility: ["app"]``): its
+    client declared the extension, or ``DJANGO_MCP["APP_ONLY_TOOLS_FOR_EVERY_CLIENT"]`` is on.
+    """
+    return mcp_settings.APP_ONLY_TOOLS_FOR_EVERY_CLIENT or shows_views(request)
 
 
 class UiExtension(ProtocolExtension):

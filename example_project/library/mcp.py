@@ -81,8 +81,9 @@ def _out(book: Book) -> BookOut:
                    available=book.available)
 
 
-# view=: hosts that show views (Claude, ChatGPT, VS Code, Goose...) render the results with this
-# template, at ui://default/search_books; its Lend buttons call lend_book through the host.
+# view=: hosts that show views (Claude, ChatGPT, VS Code, Goose; docs/howto/interactive-views.md
+# lists what each does) render the results with this template, at ui://default/search_books; its
+# Lend buttons call lend_book through the host.
 @tool(annotations={"readOnlyHint": True, "openWorldHint": False}, view="library/views/book_browser.html")
 def search_books(query: str = Field(description="Words from the title or the author's name"),
                  limit: int = Field(10, ge=1, le=50, description="At most this many books")) -> list[BookOut]:
@@ -98,23 +99,32 @@ class LendBook(Tool):
     # The class form: options as attributes, the work in call(). Anyone may lend.
     annotations = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True}
 
-    async def call(self, book_id: int, ctx: Context) -> str:
+    async def call(self, book_id: int, ctx: Context) -> dict:
         book = await Book.objects.select_related("author").filter(pk=book_id).afirst()
         if book is None:
             raise ToolError(f"No book with id {book_id}")  # its message is for the model
         if not book.available:
-            return f"{book.title} is already lent out."
+            return outcome(book, f"{book.title} is already lent out.")
         if ctx.has_capability("elicitation"):
             answer = await ctx.elicit(f"Lend '{book.title}' by {book.author.name}?",
                                       {"type": "object", "properties": {"confirm": {"type": "boolean"}},
                                        "required": ["confirm"]}, key="confirm")
             if answer.action != "accept" or not (answer.content or {}).get("confirm"):
-                return "Nothing changed."
+                return outcome(book, "Nothing changed.")
         book.available = False
         await book.asave(update_fields=["available"])  # saving notifies the book's subscribers
         if ctx.user.is_authenticated:
             await Loan.objects.acreate(book=book, borrower=ctx.user)
-        return f"Lent out: {book.title}."
+        return outcome(book, f"Lent out: {book.title}.")
+
+
+def outcome(book: Book, message: str) -> dict:
+    """
+    A CallToolResult built by hand: the sentence the model reads, and the book's state for the
+    book browser view (which flips the card's badge from it).
+    """
+    return {"content": [{"type": "text", "text": message}],
+            "structuredContent": {"book_id": book.pk, "available": book.available}, "isError": False}
 
 
 class BookDetails(BookOut):
@@ -123,8 +133,8 @@ class BookDetails(BookOut):
     summary: str
 
 
-# visibility=["app"]: only views call it. Hosts keep it from the model; clients that do not show
-# views do not see it at all (the card's data is in search_books' result already).
+# visibility=["app"]: only views call it. Hosts keep it from the model; clients that did not declare
+# the views extension do not see it at all (the card's data is in search_books' result already).
 @tool(visibility=["app"], annotations={"readOnlyHint": True, "openWorldHint": False})
 async def book_details(book_id: int) -> BookDetails:
     """One book with its summary and whether it is on the shelf now (for the book browser view)."""

@@ -67,8 +67,12 @@ def example_server(example_env: dict[str, str]) -> Iterator[LiveServer]:
 
 
 @asynccontextmanager
-async def hosted(server: LiveServer, mode: str, api_key: str | None = None) -> AsyncIterator[AppHost]:
-    """A host that shows views, connected to ``server`` in ``mode`` (as the reader with ``api_key``)."""
+async def hosted(server: LiveServer, mode: str, api_key: str | None = None, *,
+                 declares: bool = True) -> AsyncIterator[AppHost]:
+    """
+    A host that shows views, connected to ``server`` in ``mode`` (as the reader with ``api_key``),
+    declaring the extension unless ``declares`` is False (as VS Code is reported to do).
+    """
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -76,7 +80,7 @@ async def hosted(server: LiveServer, mode: str, api_key: str | None = None) -> A
     require_app_host()
     http = httpx2.AsyncClient(headers={"X-Api-Key": api_key} if api_key else {})
     async with http, Client(streamable_http_client(server.mcp_url, http_client=http), mode=mode,
-                            extensions=[ui_extension()]) as client:
+                            extensions=[ui_extension()] if declares else None) as client:
         assert client.protocol_version == MODES[mode], client.protocol_version
         async with async_chromium() as browser, AppHost(browser, client, era=MODES[mode]) as host:
             try:
@@ -139,9 +143,9 @@ async def test_the_book_browser_shows_the_search_and_lends_through_the_host(exam
             book = json.loads((await host.client.read_resource(f"library://book/{available['id']}")).contents[0].text)
             assert book["available"] is False, book
 
-            # ... and the card asked for the book's state again (book_details) to flip its badge.
-            assert [(call.name, call.arguments) for call in host.calls] == [
-                ("lend_book", {"book_id": available["id"]}), ("book_details", {"book_id": available["id"]})]
+            # ... and the badge flipped from lend_book's own structured content: one call.
+            assert lend.result["structuredContent"] == {"book_id": available["id"], "available": False}
+            assert [(call.name, call.arguments) for call in host.calls] == [("lend_book", {"book_id": available["id"]})]
 
             # Details: the app-only tool book_details, through the host, its summary in the card.
             other = view.locator(f'.book-card[data-book-id="{lent["id"]}"]')
@@ -160,6 +164,39 @@ async def test_the_book_browser_shows_the_search_and_lends_through_the_host(exam
         finally:
             if shown is not None:
                 await host.screenshot(f"book_browser-{MODES[mode]}")
+
+
+async def test_a_host_that_declares_nothing_shows_the_view_without_the_app_only_tool(
+        example_server: LiveServer) -> None:
+    """
+    Every client gets the tools' view metadata, so a host that shows views without declaring the
+    extension shows the book browser; the app-only book_details is not among its tools, so Details
+    says it could not load, and Lend (lend_book, a model-visible tool) still lends and flips the
+    card from lend_book's own result.
+    """
+    async with asyncio.timeout(TEST_SECONDS), hosted(example_server, "legacy", declares=False) as host:
+        shown = None
+        try:
+            assert "book_details" not in host.tools
+            shown = await host.show("search_books", {"query": "left hand of darkness"})  # no other test lends it
+            view = shown.locator
+            [available] = shown.result["structuredContent"]["result"]
+            await view.locator("#status").filter(has_text="1 book").wait_for()
+            card = view.locator(f'.book-card[data-book-id="{available["id"]}"]')
+
+            await card.locator("button.details").click()
+            await card.locator(".details-text.error").filter(has_text="Could not load the details").wait_for()
+
+            await card.locator("button.lend").click()
+            await card.locator("button.confirm-yes").click()
+            await card.locator(".answer").filter(has_text=f"Lent out: {available['title']}.").wait_for()
+            await card.locator(".availability").filter(has_text="Lent out").wait_for()
+            assert [(call.name, call.refused is None) for call in host.calls] == [
+                ("book_details", False), ("lend_book", True)]
+            assert not host.errors
+        finally:
+            if shown is not None:
+                await host.screenshot("book_browser-undeclared-host")
 
 
 @pytest.mark.parametrize("mode", list(MODES))

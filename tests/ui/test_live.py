@@ -7,7 +7,7 @@ A client that declares the MCP Apps extension (``io.modelcontextprotocol/ui`` wi
 type; the SDK's ``advertise``) finds each tool's view, the app-only ``book_details``, and the views
 on the first page of ``resources/list``; reads a page rendered for its user with the App SDK
 inline; and the view of a tool it may not use is "not found". A client that does not declare it
-gets the same complete results, no view metadata, and no app-only tool. The MCP Inspector's CLI
+gets the same complete results and view metadata, and no app-only tool. The MCP Inspector's CLI
 (2.12.0) probes the views as a third-party client. The pages' behaviour in a browser is
 tests/ui/test_browser.py's.
 """
@@ -120,13 +120,13 @@ async def test_a_client_that_shows_views_finds_and_reads_them(example_server: Li
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-async def test_a_client_that_shows_no_views_gets_complete_results_and_no_app_only_tool(
+async def test_a_client_that_declares_no_views_gets_complete_results_and_no_app_only_tool(
         example_server: LiveServer, example_env: dict[str, str], transport: str) -> None:
     async with asyncio.timeout(TIMEOUT), connected(example_server, example_env, transport, key="reader-demo-key",
                                                    views=False) as client:
         tools = tools_by_name(await client.list_tools())
         assert "book_details" not in tools
-        assert all(tool.meta is None or "ui" not in tool.meta for tool in tools.values())
+        assert tools["search_books"].meta["ui"] == {"resourceUri": BROWSER}  # inert without views
         found = await client.call_tool("search_books", {"query": "calvino"})
         assert [book["title"] for book in found.structured_content["result"]] == [
             "If on a winter's night a traveler", "Invisible Cities"]
@@ -175,5 +175,5 @@ def test_the_mcp_inspector_finds_the_views(example_server: LiveServer, era: str,
     assert advertised["search_books"] == {"hasApp": True, "toolName": "search_books", "resourceUri": BROWSER,
                                           "resourceMimeType": MIME_TYPE}
     assert advertised["book_details"]["hasApp"] is False  # listed: an app-only tool, for its host to keep
-    plain = probe()  # by default it does not: no views, no app-only tool
-    assert plain["search_books"]["hasApp"] is False and "book_details" not in plain
+    plain = probe()  # by default it does not: the views still, no app-only tool
+    assert plain["search_books"]["hasApp"] is True and "book_details" not in plain

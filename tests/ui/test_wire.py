@@ -2,8 +2,9 @@
 The views app (``django_mcp.ui``, the MCP Apps extension ``io.modelcontextprotocol/ui``) on the
 wire, both eras, through the dispatcher: what a client that shows views sees (``_meta.ui`` on
 tools, views in ``resources/list`` with their MIME type and security metadata, the rendered page)
-and what one that does not sees (complete results, no view metadata, no app-only tools), the
-capability in ``initialize`` and ``server/discover``, and the checks on what a view may declare.
+and what one that did not declare the extension sees (the same results and view metadata, no
+app-only tools), the capability in ``initialize`` and ``server/discover``, and the checks on what a
+view may declare.
 """
 
 from __future__ import annotations
@@ -63,12 +64,13 @@ async def test_a_client_that_shows_views_sees_each_tools_view_and_the_app_only_t
 @pytest.mark.parametrize("version", ERAS)
 @pytest.mark.parametrize("capabilities", [{}, {"extensions": {EXTENSION: {}}},
                                           {"extensions": {EXTENSION: {"mimeTypes": ["text/html"]}}}])
-async def test_a_client_that_does_not_show_views_gets_plain_tools_and_no_app_only_ones(
+async def test_a_client_that_did_not_declare_views_gets_the_view_metadata_but_no_app_only_tool(
         version: str, capabilities: dict[str, Any]) -> None:
     tools = by_name(await call(version, "tools/list", capabilities=capabilities))
     assert set(tools) == {"show_book", "show_shelf", "plain_tool"}
-    assert all("ui" not in (tool.get("_meta") or {}) and "ui/resourceUri" not in (tool.get("_meta") or {})
-               for tool in tools.values())
+    # Inert for a client without views; what a host that shows them without declaring needs.
+    assert tools["show_book"]["_meta"]["ui"] == {"resourceUri": "ui://views/show_book"}
+    assert tools["show_book"]["_meta"]["ui/resourceUri"] == "ui://views/show_book"
     with pytest.raises(McpError) as refused:  # not callable either: as if it did not exist
         await call(version, "tools/call", {"name": "lend_from_view", "arguments": {"title": "Kindred"}},
                    capabilities=capabilities)
@@ -135,10 +137,10 @@ async def test_a_view_renders_in_the_users_language() -> None:
 
 
 @pytest.mark.parametrize("version", ERAS)
-async def test_views_for_every_client_treats_clients_that_declare_nothing_as_hosts(version: str, settings: Any) -> None:
-    settings.DJANGO_MCP = {**getattr(settings, "DJANGO_MCP", {}), "VIEWS_FOR_EVERY_CLIENT": True}
+async def test_app_only_tools_for_every_client_serves_them_to_clients_that_declare_nothing(
+        version: str, settings: Any) -> None:
+    settings.DJANGO_MCP = {**getattr(settings, "DJANGO_MCP", {}), "APP_ONLY_TOOLS_FOR_EVERY_CLIENT": True}
     tools = by_name(await call(version, "tools/list", capabilities={}))
-    assert tools["show_book"]["_meta"]["ui"] == {"resourceUri": "ui://views/show_book"}
     assert tools["lend_from_view"]["_meta"]["ui"] == {"visibility": ["app"]}
     called = await call(version, "tools/call", {"name": "lend_from_view", "arguments": {"title": "Kindred"}},
                         capabilities={})
