@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "django_mcp.call_log",
     "django_mcp.query_tools",
     "django_mcp.oauth",
+    "django_mcp.ui",
 ]
 # Optional feature apps whose extra dependency may be absent: documented when importable.
 for _app, _needs in [("django_mcp.metrics", "prometheus_client")]:

@@ -19,7 +19,7 @@ def test_the_vendored_sdk_is_the_pinned_build_as_a_global() -> None:
     assert text.startswith(f"/* @modelcontextprotocol/ext-apps {SDK_VERSION}, dist/src/app-with-deps.js")
     assert "globalThis.McpApps={" in text and "App:" in text and "PostMessageTransport:" in text
     assert "</script" not in text.lower() and "\nexport" not in text
-    assert "MIT" in (SDK_FILE.parent / "LICENSE-ext-apps").read_text()
+    assert "Apache License" in (SDK_FILE.parent / "LICENSE-ext-apps").read_text()
     check = subprocess.run([str(ROOT / "scripts" / "install-app-sdk")], capture_output=True, text=True, timeout=60)
     assert check.returncode == 0 and f"ext-apps {SDK_VERSION}" in check.stdout, check.stderr
 
