@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -235,6 +236,46 @@ async def test_the_loan_summary_shows_the_readers_loans_and_refreshes_through_th
         finally:
             if shown is not None:
                 await host.screenshot(f"loan_summary-{MODES[mode]}")
+
+
+def sample_arguments(tool: dict[str, Any]) -> dict[str, Any]:
+    """Arguments for a smoke call: each required one from its default or example, else a plain value."""
+    schema = tool.get("inputSchema") or {}
+    plain = {"string": "a", "integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}
+    arguments = {}
+    for name in schema.get("required") or []:
+        spec = (schema.get("properties") or {}).get(name) or {}
+        if "default" in spec:
+            arguments[name] = spec["default"]
+        elif spec.get("examples"):
+            arguments[name] = spec["examples"][0]
+        else:
+            arguments[name] = plain.get(spec.get("type"), "a")
+    return arguments
+
+
+async def test_every_view_of_the_demo_renders_in_the_host(example_server: LiveServer) -> None:
+    """
+    Every tool of the example project that names a view — those above, and any a newcomer adds
+    with ``view=`` — is called with plain arguments, and its view shown by the host: it must
+    connect, take the result and render without a script error. A screenshot of each is kept as
+    ``.tmp/artifacts/app-view-demo-<tool>.png``.
+    """
+    async with asyncio.timeout(TEST_SECONDS), hosted(example_server, "auto", api_key="reader-demo-key") as host:
+        with_views = sorted(name for name, tool in host.tools.items()
+                            if ((tool.get("_meta") or {}).get("ui") or {}).get("resourceUri"))
+    assert {"search_books", "my_loans"} <= set(with_views), with_views
+    for name in with_views:  # one host page per view, as a host gives each result its own frame
+        async with asyncio.timeout(TEST_SECONDS), hosted(example_server, "auto", api_key="reader-demo-key") as host:
+            shown = await host.show(name, sample_arguments(host.tools[name]))
+            try:
+                assert shown.init["appInfo"]["name"], shown.init  # the page's App connected
+                # Rendered once the result arrived: the page's body has visible text.
+                await shown.locator.locator("body").filter(has_text=re.compile(r"\w")).wait_for()
+                assert not host.errors, (name, host.errors)
+                assert not [line for line in host.console if line.startswith("error")], (name, host.console)
+            finally:
+                await host.screenshot(f"demo-{name}")
 
 
 FETCH = """async (url) => {
