@@ -80,7 +80,8 @@ class View(Resource):
         if not await super().has_permission(ctx):
             return False
         # Whatever hides the tool (its permission classes, the tool admin's switches, an app-only
-        # tool for a client that shows no views) hides its view: "not found", like any resource.
+        # tool for a client that did not declare the extension) hides its view: "not found", like
+        # any resource.
         return self.tool is None or self.site is None or await self.site.permits(self.tool, ctx)
 
     def check_address(self) -> None:

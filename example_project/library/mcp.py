@@ -98,6 +98,10 @@ class LendBook(Tool):
 
     # The class form: options as attributes, the work in call(). Anyone may lend.
     annotations = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True}
+    # Each answer is a sentence for the model and, as structured content, the book's state now
+    # (outcome() below), from which the book browser view flips its card.
+    output_schema = {"type": "object", "properties": {"book_id": {"type": "integer"}, "available": {"type": "boolean"}},
+                     "required": ["book_id", "available"]}
 
     async def call(self, book_id: int, ctx: Context) -> dict:
         book = await Book.objects.select_related("author").filter(pk=book_id).afirst()
