@@ -189,6 +189,10 @@ DEFAULTS: dict[str, Any] = {
     # True serves them to every client, for hosts that show views without declaring it; a client
     # that shows no views would then offer them to its model.
     "APP_ONLY_TOOLS_FOR_EVERY_CLIENT": False,
+    # Origins every view may reach, added to each view's own csp: {"resourceDomains": [...],
+    # "connectDomains": [...], "frameDomains": [...], "baseUriDomains": [...]}, origins only
+    # (scheme://host[:port]). For what every page of the project loads, such as its fonts.
+    "VIEW_CSP": None,
 }
 
 #: Settings that only a feature app reads, and that app: set while the app is not installed, they
@@ -209,6 +213,7 @@ FEATURE_SETTINGS = {
     "MAX_TASKS_PER_USER": "django_mcp.tasks",
     "TASK_HEARTBEAT_SECONDS": "django_mcp.tasks",
     "APP_ONLY_TOOLS_FOR_EVERY_CLIENT": "django_mcp.ui",
+    "VIEW_CSP": "django_mcp.ui",
 }
 
 IMPORT_STRINGS = {"SESSION_STORE", "EVENT_STORE", "SITE", "MODEL_OPTIONS_CLASS", "DEFAULT_AUTHENTICATION_CLASSES",

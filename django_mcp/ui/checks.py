@@ -7,6 +7,7 @@ from typing import Any
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 
+from ..conf import mcp_settings
 from ..sites import all_sites
 from .constants import SCHEME, VISIBILITY_VALUES
 from .security import checked_csp
@@ -49,3 +50,14 @@ def check_tool_views(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
                 found.append(checks.Error(str(error), hint="view_csp lists origins: scheme://host[:port].",
                                           id="django_mcp.E007"))
     return found
+
+
+@checks.register()
+def check_view_csp_setting(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """``DJANGO_MCP["VIEW_CSP"]`` holds origins only, under the keys a view's csp has."""
+    try:
+        checked_csp(mcp_settings.VIEW_CSP, 'DJANGO_MCP["VIEW_CSP"]')
+    except ImproperlyConfigured as error:
+        return [checks.Error(str(error), hint="Origins only: scheme://host[:port]. Until fixed, views get none of them.",
+                             id="django_mcp.E008")]
+    return []

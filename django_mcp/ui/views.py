@@ -11,6 +11,7 @@ self-contained: it lives on the host's sandbox origin, where the server's own UR
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -18,11 +19,15 @@ from django.core.exceptions import ImproperlyConfigured
 from django.template.loader import render_to_string
 from django.utils import translation
 
+from ..conf import mcp_settings
 from ..context import Context
 from ..protocol.context import RequestContext
 from ..resources.base import Resource
 from .constants import MIME_TYPE, SCHEME
 from .security import checked_csp, checked_permissions
+
+
+logger = logging.getLogger("django_mcp.ui")
 
 
 class View(Resource):
@@ -117,15 +122,23 @@ class View(Resource):
         }
 
     def ui_meta(self) -> dict[str, Any]:
-        """``_meta.ui`` of the view: its csp, permissions, domain and border preference."""
-        return dict(self._ui)
+        """
+        ``_meta.ui`` of the view: its csp (with the project's ``DJANGO_MCP["VIEW_CSP"]`` origins
+        added), permissions, domain and border preference.
+        """
+        ui = dict(self._ui)
+        csp = merged_csp(ui.get("csp"), project_csp())
+        if csp:
+            ui["csp"] = csp
+        return ui
 
     def get_meta(self, ctx: Context) -> dict[str, Any] | None:
         # On the listing entry too, so hosts can review what a view may reach when they connect
         # (ext-apps specification, "Metadata Location").
         meta = dict(super().get_meta(ctx) or {})
-        if self._ui:
-            meta["ui"] = self.ui_meta()
+        ui = self.ui_meta()
+        if ui:
+            meta["ui"] = ui
         return meta or None
 
     def get_cache_hints(self, ctx: Context) -> dict[str, Any] | None:
@@ -133,10 +146,34 @@ class View(Resource):
 
     async def read_contents(self, uri: str, variables: dict[str, str], ctx: RequestContext) -> list[dict[str, Any]]:
         contents = await super().read_contents(uri, variables, ctx)
-        if self._ui:
+        ui = self.ui_meta()
+        if ui:
             for item in contents:
-                item["_meta"] = {**(item.get("_meta") or {}), "ui": self.ui_meta()}
+                item["_meta"] = {**(item.get("_meta") or {}), "ui": ui}
         return contents
+
+
+def project_csp() -> dict[str, list[str]] | None:
+    """
+    ``DJANGO_MCP["VIEW_CSP"]``, checked: origins every view may reach (a company's font or image
+    host). Not origins: left out, and logged — a view then reaches less, never more (system check
+    django_mcp.E008 names it at start-up).
+    """
+    try:
+        return checked_csp(mcp_settings.VIEW_CSP, 'DJANGO_MCP["VIEW_CSP"]')
+    except ImproperlyConfigured as error:
+        logger.error("%s", error)
+        return None
+
+
+def merged_csp(*lists: dict[str, list[str]] | None) -> dict[str, list[str]] | None:
+    """The union of CSP objects, key by key, each origin once and in order."""
+    merged: dict[str, list[str]] = {}
+    for csp in lists:
+        for key, origins in (csp or {}).items():
+            known = merged.setdefault(key, [])
+            known.extend(origin for origin in origins if origin not in known)
+    return merged or None
 
 
 def _output_schema(tool: Any, ctx: Context) -> Any:

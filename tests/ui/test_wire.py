@@ -229,3 +229,35 @@ async def test_a_tool_view_with_a_bad_csp_costs_that_view_not_the_listing(caplog
     listed = await dispatcher_for(site).call("resources/list", {}, context(LEGACY, SHOWS))
     assert [item["uri"] for item in listed["resources"]] == ["ui://views-bad-csp/fine"]
     assert "The view of the tool 'leaky' is not served" in caplog.text
+
+
+@pytest.mark.parametrize("version", ERAS)
+async def test_view_csp_adds_the_projects_origins_to_every_view(version: str, settings: Any) -> None:
+    settings.DJANGO_MCP = {**getattr(settings, "DJANGO_MCP", {}),
+                           "VIEW_CSP": {"resourceDomains": ["https://fonts.example.org", "https://covers.example.org"]}}
+    resources = {item["uri"]: item for item in (await call(version, "resources/list"))["resources"]}
+    # Its own first, each origin once; a view that declared nothing gets the project's.
+    assert resources["ui://views/show_book"]["_meta"]["ui"]["csp"] == {
+        "resourceDomains": ["https://covers.example.org", "https://fonts.example.org"]}
+    assert resources["ui://views/shelf"]["_meta"]["ui"]["csp"] == {
+        "connectDomains": ["https://api.example.org", "wss://live.example.org:8443"],
+        "resourceDomains": ["https://fonts.example.org", "https://covers.example.org"]}
+    read = await call(version, "resources/read", {"uri": "ui://views/my_card"}, user=_reader())
+    assert read["contents"][0]["_meta"]["ui"] == {
+        "csp": {"resourceDomains": ["https://fonts.example.org", "https://covers.example.org"]}}
+
+
+async def test_a_view_csp_setting_that_is_not_origins_is_an_error_and_adds_nothing(settings: Any, caplog: Any) -> None:
+    from django_mcp.ui.checks import check_view_csp_setting
+
+    settings.DJANGO_MCP = {**getattr(settings, "DJANGO_MCP", {}), "VIEW_CSP": {"connectDomains": ["*"]}}
+    assert [message.id for message in check_view_csp_setting()] == ["django_mcp.E008"]
+    resources = {item["uri"]: item for item in (await call(MODERN, "resources/list"))["resources"]}
+    assert resources["ui://views/show_book"]["_meta"]["ui"]["csp"] == {"resourceDomains": ["https://covers.example.org"]}
+    assert "is not an origin" in caplog.text
+
+
+def _reader() -> Any:
+    from django.contrib.auth.models import User
+
+    return User(username="ada")
