@@ -23,15 +23,13 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import subprocess
-import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
 
-from tests.live import ROOT, LiveServer, migrate, server_env
+from tests.live import LiveServer
 from tests.ui.app_host import AppHost, async_chromium, require_app_host, ui_extension
 
 
@@ -48,23 +46,10 @@ BORROWED = {"auto": "The Dispossessed", "legacy": "A Wizard of Earthsea"}
 TEST_SECONDS = 90
 
 
-@pytest.fixture(scope="module")
-def example_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The example project on a fresh SQLite file with its demo data (as tests/test_example_project.py)."""
-    require_app_host()  # before the database and the server: skips (or fails under CI) at once
-    env = {"DJANGO_SETTINGS_MODULE": "example_project.settings",
-           "DEMO_SQLITE": str(tmp_path_factory.mktemp("views-demo") / "demo.sqlite3")}
-    migrate(env)
-    loaded = subprocess.run([sys.executable, "manage.py", "mcp_demo_data"], cwd=ROOT, env=server_env(env),
-                            capture_output=True, text=True, timeout=60, check=True)
-    assert "Demo data ready" in loaded.stdout, loaded.stdout
-    return env
-
-
-@pytest.fixture(scope="module")
-def example_server(example_env: dict[str, str]) -> Iterator[LiveServer]:
-    with LiveServer("example_project.asgi:application", env=example_env, name="views-example") as server:
-        yield server
+@pytest.fixture(scope="module", autouse=True)
+def _app_host_first() -> None:
+    """Skip (or fail under CI) before the example server starts (tests/ui/conftest.py) when no host can run."""
+    require_app_host()
 
 
 @asynccontextmanager

@@ -19,7 +19,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -30,7 +30,7 @@ from mcp.client.sse import sse_client
 
 from django_mcp.ui.constants import EXTENSION, MIME_TYPE
 from tests.conftest import in_ci
-from tests.live import ROOT, LiveServer, migrate, server_env
+from tests.live import ROOT, LiveServer, server_env
 
 
 pytestmark = pytest.mark.live
@@ -41,22 +41,6 @@ BROWSER, LOANS = "ui://default/search_books", "ui://default/my_loans"
 #: The transports and eras: Streamable HTTP 2026-07-28 and 2025-11-25, HTTP+SSE (2024-11-05's
 #: transport; the SDK negotiates its newest legacy revision on it), stdio.
 TRANSPORTS = ["2026-07-28", "legacy", "http+sse", "stdio"]
-
-
-@pytest.fixture(scope="module")
-def example_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    env = {"DJANGO_SETTINGS_MODULE": "example_project.settings",
-           "DEMO_SQLITE": str(tmp_path_factory.mktemp("views") / "demo.sqlite3")}
-    migrate(env)
-    subprocess.run([sys.executable, "manage.py", "mcp_demo_data"], cwd=ROOT, env=server_env(env),
-                   capture_output=True, text=True, timeout=60, check=True)
-    return env
-
-
-@pytest.fixture(scope="module")
-def example_server(example_env: dict[str, str]) -> Iterator[LiveServer]:
-    with LiveServer("example_project.asgi:application", env=example_env, name="views") as server:
-        yield server
 
 
 @asynccontextmanager
