@@ -5,6 +5,9 @@ Shared fixtures for the tests that drive real daphne servers (see ``tests/live.p
   once) with the in-memory channel layer.
 - ``live_server_mcp``: one session-wide ``LiveServer`` on that environment (not called
   ``live_server``: pytest-django has a fixture by that name).
+- ``example_env`` / ``example_server``: the example project that ``scripts/demo`` serves, migrated
+  on a fresh SQLite file with its demo data, under daphne; one per test module, so each module's
+  lends and loans start from the demo data.
 - ``services``: PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379 for the multi-worker tests.
   Skips when they are absent, except under ``CI=true`` where that is a failure. Its value is the
   environment for live servers on a fresh, migrated PostgreSQL database and a unique Redis prefix.
@@ -17,13 +20,15 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
 import pytest
 
-from tests.live import LiveServer, migrate
+from tests.live import ROOT, LiveServer, migrate, server_env
 
 
 POSTGRES = ("127.0.0.1", 5432)
@@ -63,7 +68,7 @@ def services_available() -> bool:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
-        if names & {"live_server_mcp", "sqlite_server_env", "services"}:
+        if names & {"live_server_mcp", "sqlite_server_env", "example_server", "services"}:
             item.add_marker(pytest.mark.live)
         if "services" in names:
             item.add_marker(pytest.mark.services)
@@ -87,6 +92,25 @@ def sqlite_server_env(tmp_path_factory: pytest.TempPathFactory) -> Mapping[str, 
 def live_server_mcp(sqlite_server_env: Mapping[str, str]) -> Iterator[LiveServer]:
     """A daphne server (``tests.asgi:application``) on the session's SQLite env."""
     with LiveServer(env=sqlite_server_env, name="live-sqlite") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def example_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The example project's environment: its settings and a fresh SQLite file with the demo data."""
+    env = {"DJANGO_SETTINGS_MODULE": "example_project.settings",
+           "DEMO_SQLITE": str(tmp_path_factory.mktemp("demo") / "demo.sqlite3")}
+    migrate(env)
+    loaded = subprocess.run([sys.executable, "manage.py", "mcp_demo_data"], cwd=ROOT, env=server_env(env),
+                            capture_output=True, text=True, timeout=60, check=True)
+    assert "Demo data ready: 15 authors, 247 books" in loaded.stdout and "2 loans" in loaded.stdout, loaded.stdout
+    return env
+
+
+@pytest.fixture(scope="module")
+def example_server(example_env: dict[str, str]) -> Iterator[LiveServer]:
+    """daphne serving the example project (``example_project.asgi``)."""
+    with LiveServer("example_project.asgi:application", env=example_env, name="example") as server:
         yield server
 
 

@@ -15,24 +15,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.live import ROOT, LiveServer, migrate, server_env
-
-
-@pytest.fixture(scope="module")
-def example_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    env = {"DJANGO_SETTINGS_MODULE": "example_project.settings",
-           "DEMO_SQLITE": str(tmp_path_factory.mktemp("demo") / "demo.sqlite3")}
-    migrate(env)
-    loaded = subprocess.run([sys.executable, "manage.py", "mcp_demo_data"], cwd=ROOT, env=server_env(env),
-                            capture_output=True, text=True, timeout=60, check=True)
-    assert "Demo data ready: 15 authors, 247 books" in loaded.stdout and "2 loans" in loaded.stdout
-    return env
-
-
-@pytest.fixture(scope="module")
-def example_server(example_env: dict[str, str]) -> Iterator[LiveServer]:
-    with LiveServer("example_project.asgi:application", env=example_env, name="example") as server:
-        yield server
+from tests.live import ROOT, LiveServer, server_env
 
 
 @pytest.fixture(scope="module")
