@@ -18,11 +18,12 @@ one dump. Under valgrind a server is about 50 times slower, so a point answers a
 requests; the count per request is the dump's total over the answered requests (requests still
 in flight when the run ends make the error, below 2% at 32 connections).
 
-    .venv/bin/python benchmarks/instructions.py                 # uvicorn and daphne, ~12 min
+    .venv/bin/python benchmarks/instructions.py                 # uvicorn and daphne, ~14 min
     .venv/bin/python benchmarks/instructions.py --servers uvicorn --duration 10
 
-The last two modes run the async calls on a server with the optional metrics app installed (all
-others without it, as a project installs django_mcp by default) and print what the app adds.
+The last six modes run the async calls again on servers with one optional app installed: the
+metrics app, the tasks app, the views app (``django_mcp.ui``). All others run without the three, as
+a project installs django_mcp by default; the summaries print what each app adds to a call.
 
 Needs valgrind (``callgrind_control``) and wrk; without them it says so and exits 0, as the other
 benchmarks do for what they lack.
@@ -58,9 +59,15 @@ LEGACY_METRICS = "django_mcp 2025-11-25, async, metrics"
 # The same calls with the tasks app installed: its hook takes part in every tools/call.
 MODERN_TASKS = "django_mcp 2026-07-28, async, tasks app"
 LEGACY_TASKS = "django_mcp 2025-11-25, async, tasks app"
-MODES = (BARE, MODERN_ASYNC, LEGACY_ASYNC, LEGACY_SYNC, MODERN_METRICS, LEGACY_METRICS, MODERN_TASKS, LEGACY_TASKS)
+# The same calls with the views app (django_mcp.ui) installed: its hook (ViewHook) takes part in
+# every tools/call and tools/list.
+MODERN_UI = "django_mcp 2026-07-28, async, views app"
+LEGACY_UI = "django_mcp 2025-11-25, async, views app"
+MODES = (BARE, MODERN_ASYNC, LEGACY_ASYNC, LEGACY_SYNC, MODERN_METRICS, LEGACY_METRICS, MODERN_TASKS, LEGACY_TASKS,
+         MODERN_UI, LEGACY_UI)
 METRICS_TWINS = {MODERN_METRICS: MODERN_ASYNC, LEGACY_METRICS: LEGACY_ASYNC}
 TASKS_TWINS = {MODERN_TASKS: MODERN_ASYNC, LEGACY_TASKS: LEGACY_ASYNC}
+UI_TWINS = {MODERN_UI: MODERN_ASYNC, LEGACY_UI: LEGACY_ASYNC}
 
 
 class CallgrindServer(Server):
@@ -101,12 +108,14 @@ def measure(kind: str, mode: str, django_env: dict, conns: int, duration: float)
     else:
         metrics = "0" if mode in METRICS_TWINS else "1"
         tasks = "0" if mode in TASKS_TWINS else "1"
+        ui = "0" if mode in UI_TWINS else "1"
         server = CallgrindServer(kind, "tests.asgi:application", "cg-django-mcp",
-                                 {**django_env, "MCP_TEST_WITHOUT_METRICS": metrics, "MCP_TEST_WITHOUT_TASKS": tasks},
+                                 {**django_env, "MCP_TEST_WITHOUT_METRICS": metrics, "MCP_TEST_WITHOUT_TASKS": tasks,
+                                  "MCP_TEST_WITHOUT_UI": ui},
                                  out_dir=out_dir)
     try:
         server.start(timeout=300)
-        if mode in (BARE, MODERN_ASYNC, MODERN_METRICS, MODERN_TASKS):
+        if mode in (BARE, MODERN_ASYNC, MODERN_METRICS, MODERN_TASKS, MODERN_UI):
             spec = workload.modern_call("echo_async")
         else:
             session = workload.new_session(server.port)
@@ -174,21 +183,17 @@ def main() -> int:
             ratio = f"{bare / per_request:6.2f}x" if bare and per_request and mode != BARE else ""
             flag = f"  ! {problem}" if problem else ""
             print(f"{kind:7} {mode:34} {requests:8} {per_request / 1e3:12.1f} {ratio:>7}{flag}")
-    print("\nWhat the metrics app costs a call: instructions per request with it, minus without it")
     per_mode = {(row[0], row[1]): row[3] for row in rows}
-    for kind in kinds:
-        for metered, twin in METRICS_TWINS.items():
-            with_metrics, without = per_mode.get((kind, metered)), per_mode.get((kind, twin))
-            if with_metrics and without:
-                print(f"  {kind:7} {metered:34} {(with_metrics - without) / 1e3:+8.1f} k instructions/request "
-                      f"({(with_metrics - without) / without:+.1%})")
-    print("\nWhat the tasks app costs a call that is not a task: instructions per request with it, minus without it")
-    for kind in kinds:
-        for with_app, twin in TASKS_TWINS.items():
-            installed, without = per_mode.get((kind, with_app)), per_mode.get((kind, twin))
-            if installed and without:
-                print(f"  {kind:7} {with_app:34} {(installed - without) / 1e3:+8.1f} k instructions/request "
-                      f"({(installed - without) / without:+.1%})")
+    for title, twins in (("What the metrics app costs a call", METRICS_TWINS),
+                         ("What the tasks app costs a call that is not a task", TASKS_TWINS),
+                         ("What the views app costs a call (a tool without a view)", UI_TWINS)):
+        print(f"\n{title}: instructions per request with it, minus without it")
+        for kind in kinds:
+            for with_app, twin in twins.items():
+                installed, without = per_mode.get((kind, with_app)), per_mode.get((kind, twin))
+                if installed and without:
+                    print(f"  {kind:7} {with_app:34} {(installed - without) / 1e3:+8.1f} k instructions/request "
+                          f"({(installed - without) / without:+.1%})")
     return 0
 
 

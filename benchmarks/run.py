@@ -333,9 +333,9 @@ def main() -> int:
 
     workdir = Path(tempfile.mkdtemp(prefix="django-mcp-bench-"))
     # django_mcp as a project installs it by default: without the optional metrics app (the
-    # "metrics" modes add it on a server of their own).
+    # "metrics" modes add it on a server of their own), tasks app or views app (django_mcp.ui).
     django_env = {"MCP_TEST_SQLITE": str(workdir / "bench.sqlite3"), "MCP_TEST_WITHOUT_METRICS": "1",
-                  "MCP_TEST_WITHOUT_TASKS": "1"}
+                  "MCP_TEST_WITHOUT_TASKS": "1", "MCP_TEST_WITHOUT_UI": "1"}
     print(f"  migrating a fresh SQLite database: {django_env['MCP_TEST_SQLITE']}")
     migrate(django_env)
     # The baseline runs on its own minimal settings (see baseline_asgi.py); the first django_mcp

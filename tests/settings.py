@@ -99,6 +99,11 @@ if os.environ.get("MCP_TEST_WITHOUT_TASKS") == "1":
     # the optional tasks app (whose hook takes part in every tools/call and tools/list).
     INSTALLED_APPS = [app for app in INSTALLED_APPS if app != "django_mcp.tasks"]
 
+if os.environ.get("MCP_TEST_WITHOUT_UI") == "1":
+    # benchmarks/run.py's default servers: django_mcp as a project installs it by default, without
+    # the optional views app (whose hook takes part in every tools/call and tools/list).
+    INSTALLED_APPS = [app for app in INSTALLED_APPS if app != "django_mcp.ui"]
+
 if os.environ.get("MCP_TEST_WITHOUT_METRICS") == "1":
     # benchmarks/run.py measures django_mcp as a project installs it by default, without the
     # optional metrics app, beside a server with it.
