@@ -58,6 +58,6 @@ def check_view_csp_setting(app_configs: Any = None, **kwargs: Any) -> list[check
     try:
         checked_csp(mcp_settings.VIEW_CSP, 'DJANGO_MCP["VIEW_CSP"]')
     except ImproperlyConfigured as error:
-        return [checks.Error(str(error), hint="Origins only: scheme://host[:port]. Until fixed, views get none of them.",
-                             id="django_mcp.E008")]
+        return [checks.Error(str(error), id="django_mcp.E008",
+                             hint="Origins only: scheme://host[:port]. Until fixed, views get none of them.")]
     return []

@@ -253,7 +253,8 @@ async def test_a_view_csp_setting_that_is_not_origins_is_an_error_and_adds_nothi
     settings.DJANGO_MCP = {**getattr(settings, "DJANGO_MCP", {}), "VIEW_CSP": {"connectDomains": ["*"]}}
     assert [message.id for message in check_view_csp_setting()] == ["django_mcp.E008"]
     resources = {item["uri"]: item for item in (await call(MODERN, "resources/list"))["resources"]}
-    assert resources["ui://views/show_book"]["_meta"]["ui"]["csp"] == {"resourceDomains": ["https://covers.example.org"]}
+    assert resources["ui://views/show_book"]["_meta"]["ui"]["csp"] == {
+        "resourceDomains": ["https://covers.example.org"]}
     assert "is not an origin" in caplog.text
 
 
