@@ -33,7 +33,7 @@ def test_it_is_valid_javascript_that_defines_the_app_class() -> None:
     if node is None:
         if in_ci():
             pytest.fail("CI=true but Node is not installed (scripts/install-conformance installs it)")
-        pytest.skip("Node is not installed (the file was checked with node --check when it was vendored)")
+        pytest.skip(reason="Node is not installed (the file was checked with node --check when it was vendored)")
     script = ("globalThis.window=globalThis;require('vm').runInThisContext(require('fs').readFileSync("
               f"{str(SDK_FILE)!r},'utf8'));console.log(typeof McpApps.App, typeof McpApps.PostMessageTransport)")
     ran = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=60)
