@@ -46,9 +46,13 @@ def browser_missing() -> str | None:
 
 def require_browser() -> None:
     """Skip the test (fail it under CI=true) when no browser can run here."""
-    reason = browser_missing()
+    skip_or_fail(browser_missing(), "the browser tests")
+
+
+def skip_or_fail(reason: str | None, what: str) -> None:
+    """With a ``reason`` the tests cannot run: skip, or fail under ``CI=true``, which must run them all."""
     if reason and in_ci():
-        pytest.fail(f"CI=true but the browser tests cannot run: {reason}", pytrace=False)
+        pytest.fail(f"CI=true but {what} cannot run: {reason}", pytrace=False)
     if reason:
         pytest.skip(reason=reason)
 

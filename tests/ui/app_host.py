@@ -43,10 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-import pytest
-
-from tests.browser import ARTIFACTS, CHROMIUM, TIMEOUT_MS, browser_missing
-from tests.conftest import in_ci
+from tests.browser import ARTIFACTS, CHROMIUM, TIMEOUT_MS, browser_missing, skip_or_fail
 from tests.live import ROOT
 
 
@@ -80,11 +77,7 @@ def app_host_missing() -> str | None:
 
 def require_app_host() -> None:
     """Skip the test (fail it under CI=true) when the browser or the host bundle is missing."""
-    reason = app_host_missing()
-    if reason and in_ci():
-        pytest.fail(f"CI=true but the browser tests of views cannot run: {reason}", pytrace=False)
-    if reason:
-        pytest.skip(reason=reason)
+    skip_or_fail(app_host_missing(), "the browser tests of views")
 
 
 def ui_extension() -> Any:
