@@ -159,11 +159,21 @@ def project_csp() -> dict[str, list[str]] | None:
     host). Not origins: left out, and logged — a view then reaches less, never more (system check
     django_mcp.E008 names it at start-up).
     """
-    try:
-        return checked_csp(mcp_settings.VIEW_CSP, 'DJANGO_MCP["VIEW_CSP"]')
-    except ImproperlyConfigured as error:
-        logger.error("%s", error)
-        return None
+    global _project_csp
+    value = mcp_settings.VIEW_CSP
+    # Asked for every view of every listing and read: checked once per value of the setting (and a
+    # bad one logged once, not per request).
+    if _project_csp is None or _project_csp[0] is not value:
+        try:
+            checked = checked_csp(value, 'DJANGO_MCP["VIEW_CSP"]')
+        except ImproperlyConfigured as error:
+            logger.error("%s", error)
+            checked = None
+        _project_csp = (value, checked)
+    return _project_csp[1]
+
+
+_project_csp: tuple[Any, dict[str, list[str]] | None] | None = None
 
 
 def merged_csp(*lists: dict[str, list[str]] | None) -> dict[str, list[str]] | None:
