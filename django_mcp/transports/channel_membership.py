@@ -47,7 +47,10 @@ class ChannelMembershipMixin:
         try:
             await shared.join(group, self)
         except BaseException:
-            self.groups.discard(group)
+            # A teardown meanwhile (leave_all: the request was cancelled or ended while the layer
+            # answered) has emptied the groups already, into a frozenset.
+            if not self._left_for_good:
+                self.groups.discard(group)
             raise
         if self._left_for_good:
             await shared.leave(group, self)  # teardown ran while the join was on its way

@@ -52,3 +52,34 @@ def test_a_subclass_may_make_a_request_attribute_a_property():
 
     assert FixedSite().site == "fixed"
     assert "site" in HttpStreamConsumer.instance_attributes
+
+
+class SlowLayer(InMemoryChannelLayer):
+    """A layer whose ``group_add`` waits until the test lets it go on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.adding = asyncio.Event()
+        self.go_on = asyncio.Event()
+
+    async def group_add(self, group: str, channel: str) -> None:
+        self.adding.set()
+        await self.go_on.wait()
+        await super().group_add(group, channel)
+
+
+async def test_a_join_cancelled_after_the_request_left_its_groups_ends_quietly():
+    # The request ends (leave_all) while its join waits for the layer, and the join is cancelled
+    # with it: the cancellation goes through as it came, not as an error about the emptied groups.
+    consumer = Listener()
+    consumer.channel_layer = layer = SlowLayer()
+    consumer.new_task = asyncio.ensure_future
+    joining = asyncio.ensure_future(consumer.join(session_group("abc")))
+    await asyncio.wait_for(layer.adding.wait(), 5)
+    leaving = asyncio.ensure_future(consumer.leave_all())  # waits for the join's hold on the group
+    await asyncio.sleep(0)
+    joining.cancel()
+    outcome = (await asyncio.wait_for(asyncio.gather(joining, leaving, return_exceptions=True), 5))[0]
+    assert isinstance(outcome, asyncio.CancelledError), outcome
+    assert consumer.groups == frozenset()
+    assert not shared_groups_for(layer).groups
