@@ -246,6 +246,15 @@ class McpSite(ShortForms, SiteBackend):
         sources.sort(key=lambda each: each.order)  # stable: the same order keeps the order of adding
         self.forget_capabilities()
 
+    def add_source_once(self, source: PrimitiveSource) -> None:
+        """
+        :meth:`add_source`, unless the site serves a source of the same class already: for an
+        ``AppConfig.ready()``, which Django runs again whenever a test changes ``INSTALLED_APPS``
+        (``override_settings``), while the site it adds to lives on.
+        """
+        if not any(type(each) is type(source) for each in self._registry.sources[source.kind]):
+            self.add_source(source)
+
     def sources(self, kind: str) -> list[PrimitiveSource]:
         # Asked by every lookup; the chain changes only with registrations, which forget it.
         chain = self._sources_cache.get(kind)

@@ -98,3 +98,18 @@ def test_a_feature_app_refuses_to_start_without_the_apps_it_builds_on():
     with override_settings(INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth", "django_mcp"]):
         with pytest.raises(ImproperlyConfigured, match="builds on django_mcp.tool_admin, django_mcp.model_resources"):
             config.ready()
+
+
+def test_changing_installed_apps_in_a_test_adds_no_second_source_to_the_default_site():
+    # Django runs every app's ready() again under override_settings(INSTALLED_APPS=...): the
+    # feature apps' sources must stay one each (AppConfig.ready() may run more than once).
+    from django.conf import settings
+
+    from django_mcp.sites import get_default_site
+
+    site = get_default_site()
+    before = {kind: [type(source) for source in site.sources(kind)] for kind in ("tool", "prompt", "resource")}
+    with override_settings(INSTALLED_APPS=list(settings.INSTALLED_APPS)):
+        pass
+    after = {kind: [type(source) for source in site.sources(kind)] for kind in ("tool", "prompt", "resource")}
+    assert after == before

@@ -24,4 +24,4 @@ class StoredPromptsConfig(AppConfig):
 
         connect()
         # Before the prompt files, whose names the rows override (DatabasePrompts.order).
-        get_default_site().add_source(DatabasePrompts(get_default_site()))
+        get_default_site().add_source_once(DatabasePrompts(get_default_site()))

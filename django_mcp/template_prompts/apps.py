@@ -14,4 +14,4 @@ class TemplatePromptsConfig(AppConfig):
         from .files import TemplatePromptFiles
 
         # Every template under mcp/prompts/ is a prompt of the default site (docs/prompts.md).
-        get_default_site().add_source(TemplatePromptFiles(get_default_site()))
+        get_default_site().add_source_once(TemplatePromptFiles(get_default_site()))

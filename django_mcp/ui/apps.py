@@ -21,4 +21,4 @@ class UiConfig(AppConfig):
 
         register_extension(UiExtension())
         register_hook(ViewHook())
-        get_default_site().add_source(ToolViews(get_default_site()))
+        get_default_site().add_source_once(ToolViews(get_default_site()))

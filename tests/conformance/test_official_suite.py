@@ -27,13 +27,13 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.live import ROOT, LiveServer
+from tests.live import ROOT, LiveServer, migrate
 
 
 pytestmark = [pytest.mark.conformance, pytest.mark.live]
@@ -89,9 +89,16 @@ def _harness_command(leg: Leg) -> tuple[list[str], Path]:
 
 
 @pytest.fixture(scope="module")
-def conformance_server(sqlite_server_env: Mapping[str, str]) -> Iterator[LiveServer]:
-    """A daphne server of ``tests.asgi:application`` on the session's migrated SQLite env."""
-    with LiveServer(env=sqlite_server_env, name="conformance") as server:
+def conformance_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """
+    A daphne server of ``tests.asgi:application`` on a migrated SQLite database of its own: the
+    suite checks exact listings (every prompt has a description…), so rows other live tests
+    leave in the shared database (stored prompts) must not reach it, whatever order they run in.
+    """
+    env = {"MCP_TEST_DATABASE": "sqlite", "MCP_TEST_CHANNEL_LAYER": "memory",
+           "MCP_TEST_SQLITE": str(tmp_path_factory.mktemp("conformance-sqlite") / "conformance.sqlite3")}
+    migrate(env)
+    with LiveServer(env=env, name="conformance") as server:
         yield server
 
 
