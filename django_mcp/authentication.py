@@ -173,11 +173,21 @@ def anonymous_user() -> Any:
     return _anonymous
 
 
+#: The ASGI scope key under which the test client (:meth:`django_mcp.test.McpClient.force_authenticate`)
+#: puts the ``(user, auth)`` a request runs as, skipping the authentication classes as DRF's
+#: ``force_authenticate`` does. Only code in the process can set a scope key: no client can.
+FORCED_AUTHENTICATION = "django_mcp.forced_authentication"
+
+
 async def authenticate(authenticators: Iterable[BaseAuthentication], request: IncomingRequest) -> tuple[Any, Any]:
     """
     Run the authenticators in order; ``(AnonymousUser, None)`` when none recognises a credential.
     An :class:`AuthenticationFailed` leaves with ``authenticator`` set to the class that raised it.
+    A request the test client forced an identity on runs as that identity.
     """
+    forced = request.scope.get(FORCED_AUTHENTICATION)
+    if forced is not None:
+        return forced
     for authenticator in authenticators:
         try:
             found = await authenticator.authenticate(request)
@@ -207,6 +217,6 @@ def challenge(authenticators: Iterable[BaseAuthentication], request: IncomingReq
     return None
 
 
-__all__ = ["AuthenticationFailed", "BaseAuthentication", "IncomingRequest", "NotAuthenticated",
-           "ProcessUserAuthentication",
-           "SessionAuthentication", "authenticate", "challenge", "get_authenticators"]
+__all__ = ["FORCED_AUTHENTICATION", "AuthenticationFailed", "BaseAuthentication", "IncomingRequest",
+           "NotAuthenticated", "ProcessUserAuthentication", "SessionAuthentication", "authenticate", "challenge",
+           "get_authenticators"]

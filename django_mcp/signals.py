@@ -55,6 +55,12 @@ session_ended = Signal()
 #: and the keyword arguments ``operation`` (``"group_send"``, ``"receive"``…) and ``exception``.
 channel_layer_failed = Signal()
 
+#: Sent, with ``asend`` so that async receivers are awaited, when what the apps keep off the
+#: request path must be written now, with ``sender`` None: the test client (:mod:`django_mcp.test`)
+#: sends it after each exchange, so a test sees the call log's rows as soon as its call returns.
+#: A receiver writes what it queued (the call log's entries) and returns nothing.
+flush_requested = Signal()
+
 
 def tell(signal: Signal, sender: Any = None, **kwargs: Any) -> None:
     """

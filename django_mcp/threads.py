@@ -10,21 +10,63 @@ complete in itself, so it need not share one thread with the request's other syn
 calls of different requests run side by side instead of queueing for one thread. A pool reuses
 its threads, where a thread per request (``ThreadSensitiveContext``, which the transports keep for
 code that asks for thread-sensitivity, such as the async ORM) would be made and ended every time.
+
+Under the test client (:mod:`django_mcp.test`) all of it runs instead on the test's own thread and
+database connection, with no connection closed (:func:`on_callers_connection`): a test inside
+``django.test.TestCase`` holds its rows in a transaction that only that connection sees, and
+Django's own test client likewise keeps its connection open across the requests it makes.
 """
 
 import asyncio
+import contextlib
+import contextvars
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from asgiref.sync import AsyncToSync, SyncToAsync
+from asgiref.sync import AsyncToSync, SyncToAsync, markcoroutinefunction
 from channels.db import database_sync_to_async
 from django.db import close_old_connections, connections, router
 
 
+# True while the test client serves a request: sync work runs thread-sensitively (asgiref sends it
+# to the thread that called async_to_sync: the test's) and keeps its connection.
+_callers_connection: contextvars.ContextVar[bool] = contextvars.ContextVar("django_mcp_callers_connection",
+                                                                           default=False)
+
+
+@contextlib.contextmanager
+def on_callers_connection() -> Iterator[None]:
+    """
+    Within this block (and the tasks it starts), the sync code of a request runs where asgiref's
+    thread-sensitive code runs — the thread of an enclosing ``async_to_sync``, such as a test
+    method's — and no database connection is closed around it. For the test client only: a
+    server keeps its sync work off the event loop's thread and its connections fresh.
+    """
+    token = _callers_connection.set(True)
+    try:
+        yield
+    finally:
+        _callers_connection.reset(token)
+
+
+def serving_on_callers_connection() -> bool:
+    """Whether the request being served runs its sync work on the caller's connection (the test client)."""
+    return _callers_connection.get()
+
+
 def in_thread(fn: Callable[..., Any]) -> Callable[..., Any]:
     """An awaitable twin of the sync callable ``fn``, run on the loop's thread pool."""
-    return database_sync_to_async(fn, thread_sensitive=False)
+    pooled = database_sync_to_async(fn, thread_sensitive=False)
+    inline = SyncToAsync(fn, thread_sensitive=True)
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        # Returns the coroutine of one or the other: no coroutine of its own on the hot path.
+        return (inline if _callers_connection.get() else pooled)(*args, **kwargs)
+
+    run.pooled, run.inline = pooled, inline  # type: ignore[attr-defined]
+    return markcoroutinefunction(run)
 
 
 def in_database_thread(fn: Callable[..., Any], model: Any) -> Callable[..., Any]:
@@ -45,9 +87,12 @@ def in_database_thread(fn: Callable[..., Any], model: Any) -> Callable[..., Any]
     # make a connection wrapper, which each request then kept (about 2.4 KiB a GET stream).
     engine = connections.settings[router.db_for_write(model)]["ENGINE"]
     sqlite = "sqlite" in engine or "spatialite" in engine
+    inline = SyncToAsync(fn, thread_sensitive=True)
 
     @functools.wraps(fn)
     async def run(*args: Any, **kwargs: Any) -> Any:
+        if _callers_connection.get():
+            return await inline(*args, **kwargs)
         executor = None  # the loop's pool
         if sqlite:
             executor = _single_thread_executor()

@@ -104,3 +104,33 @@ async def test_errors_and_arguments_pass_through():
 
 async def test_pooled_queries_run_side_by_side():
     assert await side_by_side(threads.in_thread) == ["first", "second"]
+
+
+@pytest.mark.django_db
+def test_under_the_test_client_sync_work_runs_on_the_callers_thread_and_keeps_its_connection():
+    # django_mcp.test's mode: a TestCase's rows live in a transaction only the test's connection
+    # sees, so in_thread and in_database_thread run where async_to_sync was called from (this
+    # thread), and close no connection (Django's test client disconnects close_old_connections too).
+    caller = thread_id()
+    seen = []
+
+    def work() -> str:
+        seen.append((thread_id(), id(connection.connection) if connection.connection else None))
+        return "done"
+
+    async def serve() -> list[str]:
+        with threads.on_callers_connection():
+            assert threads.serving_on_callers_connection()
+            return [await threads.in_thread(work)(), await threads.in_database_thread(work, McpSession)()]
+
+    connection.ensure_connection()
+    kept = id(connection.connection)
+    assert async_to_sync(serve)() == ["done", "done"]
+    assert seen == [(caller, kept), (caller, kept)]
+    assert not threads.serving_on_callers_connection()
+
+
+@pytest.mark.django_db
+def test_outside_it_sync_work_stays_off_the_callers_thread():
+    caller = thread_id()
+    assert async_to_sync(threads.in_thread(thread_id))() != caller

@@ -60,6 +60,11 @@ def record_call(sender: Any, call: ToolCall, outcome: str, message: str, duratio
                     outcome, message, duration_ms)
 
 
+async def flush_call_log(sender: Any, **kwargs: Any) -> None:
+    """The receiver of :data:`~django_mcp.signals.flush_requested`: save the queued entries now."""
+    await call_log.flush()
+
+
 def switch_call_log(on: bool) -> None:
     """
     Connect :func:`record_call` to :data:`~django_mcp.signals.tool_called` while

@@ -14,6 +14,7 @@ from asgiref.sync import SyncToAsync, ThreadSensitiveContext
 from ..protocol.context import RequestContext
 from ..protocol.dispatcher import Dispatcher
 from ..request_log import request_done, started
+from ..threads import serving_on_callers_connection
 
 
 async def serve_request(dispatcher: Dispatcher, message: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
@@ -40,9 +41,10 @@ def enter_thread_sensitive_context() -> ThreadSensitiveContext | None:
     What ``async with ThreadSensitiveContext()`` does on entry, without the two coroutines of the
     ``async with`` and the exception its look-up raises when no context is set yet: together a
     twentieth of a small call. None when an outer context is already in force (asgiref lets only
-    the outermost one count, and so does this).
+    the outermost one count, and so does this), and under the test client, whose requests' sync
+    work shares the test's thread and connection (:func:`django_mcp.threads.on_callers_connection`).
     """
-    if SyncToAsync.thread_sensitive_context.get(None) is not None:
+    if SyncToAsync.thread_sensitive_context.get(None) is not None or serving_on_callers_connection():
         return None
     sensitive = ThreadSensitiveContext()
     sensitive.token = SyncToAsync.thread_sensitive_context.set(sensitive)

@@ -155,7 +155,7 @@ async def test_sync_tool_runs_in_a_thread_via_database_sync_to_async():
         return a * 2
 
     tool = Tool.from_function(blocking)
-    assert isinstance(tool.callable._sync_runner, DatabaseSyncToAsync)
+    assert isinstance(tool.callable._sync_runner.pooled, DatabaseSyncToAsync)
     result = await tool.run({"a": 21}, ctx())
     assert result["structuredContent"] == {"result": 42}
     assert threads and threads[0] != threading.get_ident()
