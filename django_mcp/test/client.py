@@ -47,7 +47,9 @@ class McpClient(Identity):
     application (default: the project's ``ASGI_APPLICATION``) and ``path`` where MCP is mounted
     (default ``DJANGO_MCP["MCP_PATH"]``). ``elicitation``, ``sampling`` and ``roots`` answer what
     the server asks (:mod:`django_mcp.test.answers`); ``log_level`` asks for log messages from
-    that level; ``timeout`` bounds every wait for the server, so a test never hangs.
+    that level; ``on_notification`` is called with each notification of a request as it arrives
+    (progress, log messages), before the result; ``timeout`` bounds every wait for the server, so
+    a test never hangs.
 
     Every method has an ``a``-prefixed coroutine twin for async tests (``await client.acall_tool(...)``),
     as Django's ORM does. The sync methods serve ``django.test.TestCase``: the request's sync work
@@ -57,7 +59,7 @@ class McpClient(Identity):
     def __init__(self, protocol_version: str = LATEST_MODERN_VERSION, *, app: Any = None, path: str | None = None,
                  host: str = "testserver", elicitation: Any = None, sampling: Any = None, roots: Any = None,
                  capabilities: dict[str, Any] | None = None, client_info: dict[str, Any] | None = None,
-                 log_level: str | None = None, timeout: float = 10.0) -> None:
+                 log_level: str | None = None, on_notification: Any = None, timeout: float = 10.0) -> None:
         if protocol_version not in ALL_VERSIONS:
             raise ValueError(f"Unknown MCP protocol version {protocol_version!r}; known: {', '.join(ALL_VERSIONS)}")
         self.protocol_version = protocol_version
@@ -70,6 +72,7 @@ class McpClient(Identity):
         self._app = app
         self._path = path
         self.transport = HttpTransport(None, "", host=host, timeout=timeout)
+        self.transport.on_notification = on_notification
         #: The legacy session's id once ``initialize`` opened one; None in 2026-07-28.
         self.session_id: str | None = None
         #: What ``initialize`` (legacy) or ``server/discover`` (2026-07-28) answered, once asked.

@@ -49,6 +49,8 @@ class HttpTransport:
         self.cookies: SimpleCookie = SimpleCookie()
         #: ``(user, auth)`` forced on every request, or None.
         self.forced: tuple[Any, Any] | None = None
+        #: Called with each notification as it arrives on a request's stream, or None.
+        self.on_notification: Callable[[dict[str, Any]], Any] | None = None
 
     def request_headers(self, extra: dict[str, str]) -> list[tuple[bytes, bytes]]:
         headers = {"host": self.host, "content-type": "application/json",
@@ -113,6 +115,8 @@ class HttpTransport:
                 await self.send(answer, headers)
             elif "method" in received:
                 notifications.append(received)
+                if self.on_notification is not None:
+                    self.on_notification(received)
             elif received.get("id") == message.get("id"):
                 if unanswered is not None:
                     raise unanswered

@@ -249,3 +249,55 @@ async def test_waiting_for_a_notification_that_never_comes_fails_in_bounded_time
         with pytest.raises(NoAnswer, match="notifications/prompts/list_changed"):
             await stream.next("notifications/prompts/list_changed")
         assert asyncio.get_running_loop().time() - started < 3
+
+
+# --- what the server writes, and a Django login ---------------------------------------------------
+
+@pytest.mark.parametrize("version", ["2026-07-28", "2025-11-25"])
+def test_the_call_log_has_the_call_when_it_returns(version, settings, django_user_model):
+    from django_mcp.call_log.models import McpToolCall
+
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "CALL_LOG": True}
+    client = McpClient(version)
+    client.force_authenticate(django_user_model.objects.create_user("ada"))
+    client.call_tool("echo", text="logged")
+    [row] = McpToolCall.objects.all()  # written in the test's transaction, before call_tool returned
+    assert (row.tool, row.username, row.outcome, row.arguments) == ("echo", "ada", "ok", {"text": "logged"})
+    assert row.protocol_version == version
+
+
+def test_a_legacy_session_row_is_written_when_its_first_request_returns():
+    from django_mcp.models import McpSession
+
+    client = McpClient("2025-11-25")
+    client.call_tool("echo", text="x")
+    assert McpSession.objects.filter(pk__isnull=False).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_login_goes_through_the_projects_session_middleware(django_user_model):
+    # A project that wraps the endpoint in Channels' AuthMiddlewareStack lets its logged-in users
+    # through (SessionAuthentication). Channels' middleware opens connections of its own, so this
+    # needs committed rows: transaction=True.
+    from channels.auth import AuthMiddlewareStack
+    from django.core.asgi import get_asgi_application
+
+    import django_mcp.asgi
+
+    django_user_model.objects.create_user("ada", password="correct horse")
+    client = McpClient(app=AuthMiddlewareStack(django_mcp.asgi.application(get_asgi_application())))
+    assert client.login(username="ada", password="wrong") is False
+    assert client.call_tool("whoami").text == "anonymous"
+    assert client.login(username="ada", password="correct horse") is True
+    assert client.call_tool("whoami").text == "ada"
+    client.logout()
+    assert client.call_tool("whoami").text == "anonymous"
+    client.force_login(django_user_model.objects.get(username="ada"))
+    assert client.call_tool("whoami").text == "ada"
+
+
+def test_on_notification_hears_each_notification_before_the_result_returns():
+    heard = []
+    client = McpClient(on_notification=lambda message: heard.append(message["params"]["progress"]))
+    result = client.call_tool("slow_steps", steps=3, delay=0)
+    assert heard == [1, 2, 3] and [p["progress"] for p in result.progress] == heard
