@@ -104,13 +104,28 @@ class ServerEvents:
         self.timeout = timeout
         self.buffer = b""
         self.chunks = exchange.chunks(timeout)
+        #: The id of the last event that had one, and the server's ``retry`` (ms): for resuming
+        #: a legacy stream the server closed early (MCP spec 2025-11-25, basic/transports#resumability-and-redelivery).
+        self.last_event_id: str | None = None
+        self.retry_ms: int | None = None
+
+    def resume_on(self, exchange: Exchange) -> None:
+        """Go on reading from ``exchange``, the GET that resumed the stream."""
+        self.exchange, self.buffer, self.chunks = exchange, b"", exchange.chunks(self.timeout)
 
     async def next_message(self) -> dict[str, Any] | None:
         """The next message, or None when the stream ended; comments and priming events are skipped."""
         while True:
             while b"\n\n" in self.buffer:
                 block, self.buffer = self.buffer.split(b"\n\n", 1)
-                data = [line[5:].removeprefix(b" ") for line in block.split(b"\n") if line.startswith(b"data:")]
+                data = []
+                for line in block.split(b"\n"):
+                    if line.startswith(b"data:"):
+                        data.append(line[5:].removeprefix(b" "))
+                    elif line.startswith(b"id:"):
+                        self.last_event_id = line[3:].strip().decode("utf-8", "replace")
+                    elif line.startswith(b"retry:") and line[6:].strip().isdigit():
+                        self.retry_ms = int(line[6:].strip())
                 payload = b"\n".join(data)
                 if payload.strip():
                     return json.loads(payload)

@@ -7,6 +7,7 @@ basic/transports#sending-messages-to-the-server; 2026-07-28, basic/transports/st
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from collections.abc import Awaitable, Callable
@@ -18,6 +19,8 @@ from .exchange import Exchange, ServerEvents
 
 
 Ask = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+# A stream the server keeps closing without answering is a broken server, not one to follow forever.
+MAX_RESUMPTIONS = 8
 
 
 def header_value(value: Any) -> str:
@@ -94,13 +97,29 @@ class HttpTransport:
     async def _read_stream(self, exchange: Exchange, message: dict[str, Any], headers: dict[str, str],
                            ask: Ask | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         events = ServerEvents(exchange, self.timeout)
+        try:
+            return await self._read_events(events, message, headers, ask)
+        finally:
+            if events.exchange is not exchange:  # a resumed stream's GET
+                await events.exchange.close(self.timeout)
+
+    async def _read_events(self, events: ServerEvents, message: dict[str, Any], headers: dict[str, str],
+                           ask: Ask | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        exchange = events.exchange
         notifications: list[dict[str, Any]] = []
         unanswered: UnansweredRequest | None = None
+        resumptions = 0
         while True:
             received = await events.next_message()
             if received is None:
-                raise ErrorResponse(None, "The server ended its event stream without answering the request",
-                                    status=exchange.status, headers=exchange.headers, method=message.get("method"))
+                # A legacy server may close the stream before it answers, for the client to resume it.
+                if events.last_event_id is None or ask is None or resumptions >= MAX_RESUMPTIONS:
+                    raise ErrorResponse(None, "The server ended its event stream without answering the request",
+                                        status=exchange.status, headers=exchange.headers,
+                                        method=message.get("method"))
+                resumptions += 1
+                await self._resume(events, headers)
+                continue
             if "method" in received and "id" in received:  # the server asks something
                 answer: dict[str, Any] = {"jsonrpc": "2.0", "id": received["id"]}
                 try:
@@ -121,6 +140,23 @@ class HttpTransport:
                 if unanswered is not None:
                     raise unanswered
                 return received, notifications
+
+    async def _resume(self, events: ServerEvents, headers: dict[str, str]) -> None:
+        """
+        GET the stream again from its last event (MCP spec 2025-11-25,
+        basic/transports#resumability-and-redelivery).
+        """
+        await events.exchange.close(self.timeout)
+        if events.retry_ms:
+            await asyncio.sleep(min(events.retry_ms / 1000, self.timeout))
+        resumed = self.exchange("GET", {**headers, "accept": "text/event-stream",
+                                        "last-event-id": events.last_event_id or ""})
+        await resumed.start(self.timeout)
+        if resumed.status != 200 or resumed.content_type != "text/event-stream":
+            body = await resumed.body(self.timeout)
+            await resumed.close(self.timeout)
+            raise error_from(self._parse_json(resumed, body, {}), resumed, "GET (resuming a stream)")
+        events.resume_on(resumed)
 
     def _parse_json(self, exchange: Exchange, body: bytes, message: dict[str, Any]) -> dict[str, Any]:
         if not body:

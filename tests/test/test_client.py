@@ -301,3 +301,10 @@ def test_on_notification_hears_each_notification_before_the_result_returns():
     client = McpClient(on_notification=lambda message: heard.append(message["params"]["progress"]))
     result = client.call_tool("slow_steps", steps=3, delay=0)
     assert heard == [1, 2, 3] and [p["progress"] for p in result.progress] == heard
+
+
+def test_a_legacy_stream_the_server_closes_early_is_resumed_from_its_last_event():
+    # test_reconnection closes its POST stream after the priming event (SEP-1699); the client GETs
+    # the stream again with Last-Event-ID and gets the result there.
+    result = McpClient("2025-11-25").call_tool("test_reconnection")
+    assert result.text == "Reconnection test completed successfully"
