@@ -186,3 +186,30 @@ async def test_the_audit_runs_as_a_task_in_the_task_worker(example_server: LiveS
                            extensions=False)
         assert plain["resultType"] == "complete" and plain["content"][0]["text"].startswith("Audited 247 books")
     assert task_worker.poll() is None
+
+
+def test_the_example_projects_own_tests_pass_with_djangos_runner(tmp_path: Any) -> None:
+    """
+    ``manage.py test example_project.library``, as the example's developers run it: its tests
+    (example_project/library/tests.py) drive the project's tools with django_mcp.test's client in
+    Django's TestCase, in both eras.
+    """
+    env = server_env({"DJANGO_SETTINGS_MODULE": "example_project.settings",
+                      "DEMO_SQLITE": str(tmp_path / "demo.sqlite3")})
+    ran = subprocess.run([sys.executable, "manage.py", "test", "example_project.library", "-v", "2"], cwd=ROOT,
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr[-4000:]
+    assert "Ran 22 tests" in ran.stderr and "\nOK" in ran.stderr, ran.stderr[-2000:]
+    assert "LegacySessionLibraryTests" in ran.stderr
+
+
+def test_the_example_projects_tests_use_only_the_public_testing_api() -> None:
+    import ast
+
+    import django_mcp.test
+
+    tree = ast.parse((ROOT / "example_project" / "library" / "tests.py").read_text())
+    imported = {(node.module, alias.name) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                for alias in node.names if (node.module or "").startswith("django_mcp")}
+    assert imported and all(module == "django_mcp.test" for module, _ in imported), imported
+    assert {name for _, name in imported} <= set(django_mcp.test.__all__)
