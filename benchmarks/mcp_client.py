@@ -4,8 +4,8 @@ How fast a project's tests run through django_mcp.test's McpClient (see benchmar
 socket and against the dispatcher alone, one call after another as a test suite makes them; then
 the wall time of a generated suite of 1,000 tool tests (goal: under 10 s on this machine).
 
-    .venv/bin/python benchmarks/test_client.py                 # ≈1 min
-    .venv/bin/python benchmarks/test_client.py --calls 500 --tests 200
+    .venv/bin/python benchmarks/mcp_client.py                 # ≈1 min
+    .venv/bin/python benchmarks/mcp_client.py --calls 500 --tests 200
 
 The tool is ``echo`` of tests/testapp (a sync function: it runs on a thread, or under the test
 client on the test's own thread), called with ``{"text": "hi"}`` and checked each time. Every
