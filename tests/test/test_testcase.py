@@ -4,7 +4,7 @@ makes served to its client by sync code (tools, resources) on the test's connect
 methods too.
 """
 
-from django.test import TestCase
+from django.test import TestCase, TransactionTestCase
 
 from django_mcp.test import McpClient, McpTestCase
 from tests.catalogue.models import Writer
@@ -75,3 +75,24 @@ class LegacyShelfTests(ShelfTests):
     """The same tests through a 2025-11-25 session (its row written on the test's connection)."""
 
     mcp_protocol_version = "2025-11-25"
+
+
+class NotificationTests(McpTestCase, TransactionTestCase):
+    """A saved row notifies its subscribers when its transaction commits: a TransactionTestCase, as the how-to says."""
+
+    def make_mcp_client(self) -> McpClient:
+        import django_mcp.asgi
+        from django.core.asgi import get_asgi_application
+
+        from tests.catalogue.sites import site
+
+        return McpClient(app=django_mcp.asgi.application(get_asgi_application(), site=site))
+
+    async def test_saving_a_row_notifies_the_client_listening_for_it(self):
+        writer = await Writer.objects.acreate(name="Ursula", slug="ursula")
+        async with self.mcp_client.listen(uris=["catalogue://writer/ursula"]) as stream:
+            writer.name = "Ursula K. Le Guin"
+            await writer.asave()
+            update = await stream.next("notifications/resources/updated")
+        self.assertEqual(update["params"]["uri"], "catalogue://writer/ursula")
+        self.assertNotified(stream, "notifications/resources/updated", uri="catalogue://writer/ursula")
