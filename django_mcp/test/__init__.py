@@ -14,10 +14,12 @@ from .client import McpClient
 from .errors import ErrorResponse, NoAnswer, UnansweredRequest
 from .identity import ForcedCredential
 from .results import Completion, Listing, PromptResult, ResourceResult, ToolResult
+from .sdk import sdk_transport
 from .subscriptions import Subscription
 
 
 __all__ = ["Completion", "ErrorResponse", "ForcedCredential", "Listing", "McpClient", "McpTestCase", "NoAnswer",
            "PromptResult", "ResourceResult", "Subscription", "ToolResult", "UnansweredRequest", "aassert_call_refused",
            "aassert_structured_valid", "aassert_tool_hidden", "aassert_tool_listed", "assert_call_refused",
-           "assert_notified", "assert_structured_valid", "assert_tool_hidden", "assert_tool_listed"]
+           "assert_notified", "assert_structured_valid", "assert_tool_hidden", "assert_tool_listed",
+           "sdk_transport"]
