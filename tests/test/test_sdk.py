@@ -1,4 +1,4 @@
-"""The official SDK client (mcp 2.3.0) in process through sdk_transport: every era, questions answered, identity, streams."""
+"""The official SDK client (mcp 2.3.0) in process through sdk_transport: eras, questions, identity, streams."""
 
 import asyncio
 
