@@ -84,3 +84,38 @@ def check_persistent_connections(app_configs: Any = None, **kwargs: Any) -> list
                 hint=f'Set DATABASES[{alias!r}]["CONN_HEALTH_CHECKS"] = True.',
                 id="django_mcp.W006"))
     return messages
+
+
+@checks.register("mcp_contracts")
+def check_contracts(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """
+    What the sites serve differs from the committed contracts snapshot (``manage.py mcp_contracts``):
+    a client written against the snapshot may break. Checked once a snapshot exists, or when
+    ``DJANGO_MCP["CONTRACTS_FILE"]`` names one (then a missing file is a warning too).
+    """
+    from .conf import mcp_settings
+    from .contract_changes import compare
+    from .contracts import ContractsError, contracts_path, load, snapshot
+
+    path = contracts_path()
+    if not path.exists():
+        if not mcp_settings.CONTRACTS_FILE:
+            return []
+        return [checks.Warning(f'DJANGO_MCP["CONTRACTS_FILE"] names {path}, which does not exist.',
+                               hint="Run manage.py mcp_contracts to write it, and commit it.", id="django_mcp.W011")]
+    try:
+        committed = load(path)
+        changes = compare(committed, snapshot())
+    except ContractsError as error:
+        return [checks.Warning(str(error), hint="Run manage.py mcp_contracts to write it again.", id="django_mcp.W010")]
+    except Exception:  # a definition that needs the database, before migrate: nothing to compare yet
+        return []
+    if not changes:
+        return []
+    breaking = sum(change.breaking for change in changes)
+    return [checks.Warning(
+        f"What the MCP sites serve differs from {path.name}: {len(changes)} change(s), {breaking} breaking "
+        f"({'; '.join(str(change) for change in changes[:3])}{'; …' if len(changes) > 3 else ''}).",
+        hint="Run manage.py mcp_contracts --check to see every change, then manage.py mcp_contracts to accept "
+             "them (and commit the file).",
+        id="django_mcp.W010")]

@@ -193,6 +193,9 @@ DEFAULTS: dict[str, Any] = {
     # "connectDomains": [...], "frameDomains": [...], "baseUriDomains": [...]}, origins only
     # (scheme://host[:port]). For what every page of the project loads, such as its fonts.
     "VIEW_CSP": None,
+    # Where manage.py mcp_contracts keeps the snapshot of what the sites offer clients (a path);
+    # None: mcp_contracts.json beside manage.py. Set, a missing snapshot is a warning (django_mcp.W011).
+    "CONTRACTS_FILE": None,
 }
 
 #: Settings that only a feature app reads, and that app: set while the app is not installed, they

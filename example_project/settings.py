@@ -123,6 +123,9 @@ DJANGO_MCP = {
     "PUBLIC_BASE_URL": os.environ.get("DEMO_PUBLIC_BASE_URL") or None,
     "SERVER_TITLE": "Library catalogue (django_mcp example)",
     "INSTRUCTIONS": "A library catalogue. Use search_books to find books, then read book resources for details.",
+    # What the catalogue offers clients, committed: `manage.py mcp_contracts --check` fails (and
+    # `manage.py check` warns, django_mcp.W010) when a change to the tools would break a client.
+    "CONTRACTS_FILE": BASE_DIR / "example_project" / "mcp_contracts.json",
 }
 
 # django-oauth-toolkit configured for MCP clients (public clients, PKCE S256, open registration with

@@ -213,3 +213,17 @@ def test_the_example_projects_tests_use_only_the_public_testing_api() -> None:
                 for alias in node.names if (node.module or "").startswith("django_mcp")}
     assert imported and all(module == "django_mcp.test" for module, _ in imported), imported
     assert {name for _, name in imported} <= set(django_mcp.test.__all__)
+
+
+def test_the_example_projects_contracts_snapshot_is_current(tmp_path: Any) -> None:
+    """
+    example_project/mcp_contracts.json is what the catalogue serves (``manage.py mcp_contracts
+    --check``): a change to its tools that is not in the committed snapshot fails here, as a model
+    change without its migration fails ``makemigrations --check``.
+    """
+    env = server_env({"DJANGO_SETTINGS_MODULE": "example_project.settings",
+                      "DEMO_SQLITE": str(tmp_path / "demo.sqlite3")})
+    checked = subprocess.run([sys.executable, "manage.py", "mcp_contracts", "--check"], cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.startswith("No changes: what the sites serve matches"), checked.stdout
