@@ -379,7 +379,7 @@ class Reader:
 def test_the_tutorial_works_as_written(tmp_path: Path) -> None:
     pages = tutorial_pages()
     assert [page.name for page in pages] == ["project.md", "resources.md", "tools.md", "prompts.md", "admin.md",
-                                             "clients.md", "oauth.md"]
+                                             "clients.md", "oauth.md", "testing.md"]
     reader = Reader(tmp_path / "tutorial", tmp_path / "home")
     reader.root.mkdir()
     reader.home.mkdir()
