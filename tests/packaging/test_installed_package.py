@@ -35,7 +35,7 @@ from tests.live import ROOT, free_port
 from tests.oauth.test_sdk_client import MemoryStorage, ScriptedUser, provider
 
 from .installed import SUPERUSER, Dists, Project, ProjectServer, build_dists, copy_source, install, make_project, \
-    source_tree
+    run, source_tree
 
 
 pytestmark = [pytest.mark.live, pytest.mark.package]
@@ -119,7 +119,9 @@ def site(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sit
     venv = work / "venv"
     try:
         # The Django series this environment runs, so the Django 6 leg tests the package on Django 6.
-        install(built.dists.wheel, venv, [f"Django=={django.VERSION[0]}.{django.VERSION[1]}.*"])
+        # pytest and pytest-django: the project's own tests run there with the fixtures the wheel ships.
+        install(built.dists.wheel, venv, [f"Django=={django.VERSION[0]}.{django.VERSION[1]}.*", "pytest",
+                                          "pytest-django"])
         project = make_project(venv, work / "site", port=free_port())
         project.script("seed_rows.py")
         output = project.manage("mcp_token", "create", "--user", SUPERUSER["username"], "--name", "packaging",
@@ -324,3 +326,19 @@ def test_a_view_from_the_projects_template_with_the_installed_sdk(site: Site) ->
         assert page.mime_type == "text/html;profile=mcp-app"
         assert f"Shelf card for {SUPERUSER['username']}" in page.text  # rendered for the token's user
         assert "/* @modelcontextprotocol/ext-apps 2.0.4" in page.text and "globalThis.McpApps=" in page.text
+
+
+def test_the_projects_own_tests_use_the_shipped_fixtures(site: Site) -> None:
+    """
+    The project runs its pytest suite (site_files/library/test_mcp.py) with pytest-django and the
+    fixtures django_mcp registers with pytest (entry point pytest11): nothing but the wheel and the
+    test runner installed, as a team adopting it would.
+    """
+    project = site.project
+    (project.root / "pytest.ini").write_text("[pytest]\nDJANGO_SETTINGS_MODULE = mysite.settings\n")
+    output = run([project.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "library"], cwd=project.root,
+                 env=project.env(), timeout=300)
+    assert re.search(r"^4 passed", output, re.M), output
+    listed = run([project.python, "-m", "pytest", "--fixtures", "-q", "library"], cwd=project.root,
+                 env=project.env(), timeout=120)
+    assert "mcp_client_factory" in listed and "django_mcp" in listed, listed
