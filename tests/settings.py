@@ -140,6 +140,9 @@ else:
             # Keep connections across requests: legacy sessions read their row on every POST.
             "CONN_MAX_AGE": 60,
             "CONN_HEALTH_CHECKS": True,
+            # A test database in a file another process can open (the live_mcp_server fixture's
+            # tests, tests/test/test_live_fixture.py); by default Django's in memory.
+            "TEST": {"NAME": os.environ.get("MCP_TEST_SQLITE_TEST_NAME")},
         }
     }
 

@@ -40,3 +40,27 @@ def mcp_client_factory() -> Callable[..., Any]:
 def mcp_client(mcp_client_factory: Callable[..., Any]) -> Any:
     """A :class:`~django_mcp.test.McpClient` speaking the newest revision (2026-07-28), anonymous."""
     return mcp_client_factory()
+
+
+@pytest.fixture(scope="session")
+def _live_mcp_server_process(django_db_setup: Any, django_db_blocker: Any) -> Any:
+    """One daphne of the project for the session, started on the test databases once they exist."""
+    from django_mcp.test.live import LiveMcpServer
+
+    with django_db_blocker.unblock():
+        server = LiveMcpServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def live_mcp_server(_live_mcp_server_process: Any, transactional_db: Any) -> Any:
+    """
+    A real daphne serving the project on a free port of 127.0.0.1 (``.url``, ``.mcp_url``), as
+    pytest-django's ``live_server`` serves Django: for clients over sockets (the official SDK, a
+    browser). It reads the test database, so the test's rows are committed (``transactional_db``);
+    SQLite's test database must be a file (``DATABASES[...]["TEST"]["NAME"]``).
+    """
+    return _live_mcp_server_process

@@ -1,0 +1,1 @@
+"""Nothing of its own: the fixtures are django_mcp's pytest plugin's and pytest-django's."""
