@@ -31,3 +31,26 @@ def _load(name: str) -> Any:
     from ..asgi import application
 
     return application(get_asgi_application())
+
+
+_by_site: dict[int, tuple[Any, Any]] = {}
+
+
+def site_application(site: Any) -> Any:
+    """
+    Django's ASGI application with ``site`` (an :class:`~django_mcp.sites.McpSite`, or its import
+    path) served at the MCP endpoint, as ``django_mcp.asgi.application(..., site=site)`` mounts it;
+    made once per site.
+    """
+    if isinstance(site, str):
+        from django.utils.module_loading import import_string
+
+        site = import_string(site)
+    made = _by_site.get(id(site))
+    if made is None or made[0] is not site:
+        from django.core.asgi import get_asgi_application
+
+        from ..asgi import application
+
+        made = _by_site[id(site)] = (site, application(get_asgi_application(), site=site))
+    return made[1]

@@ -16,7 +16,7 @@ from ..protocol.versions import (ALL_VERSIONS, LATEST_MODERN_VERSION, META_CLIEN
                                  META_LOG_LEVEL, META_PROTOCOL_VERSION, Era, era_of)
 from ..threads import on_callers_connection
 from .answers import Answers
-from .application import project_application
+from .application import project_application, site_application
 from .errors import ErrorResponse, UnansweredRequest
 from .identity import Identity
 from .results import Completion, Listing, PromptResult, ResourceResult, ToolResult
@@ -44,22 +44,26 @@ class McpClient(Identity):
     ``protocol_version`` picks the era: ``"2026-07-28"`` (the default) sends every request on its
     own, stateless; ``"2025-11-25"`` (or an older handshake revision) opens a session with
     ``initialize`` on the first request and ends it with :meth:`close`. ``app`` is the ASGI
-    application (default: the project's ``ASGI_APPLICATION``) and ``path`` where MCP is mounted
-    (default ``DJANGO_MCP["MCP_PATH"]``). ``elicitation``, ``sampling`` and ``roots`` answer what
-    the server asks (:mod:`django_mcp.test.answers`); ``log_level`` asks for log messages from
-    that level; ``on_notification`` is called with each notification of a request as it arrives
-    (progress, log messages), before the result; ``timeout`` bounds every wait for the server, so
-    a test never hangs.
+    application (default: the project's ``ASGI_APPLICATION``), or ``site`` an
+    :class:`~django_mcp.sites.McpSite` (or its import path) served as ``django_mcp.asgi.application``
+    serves one; ``path`` is where MCP is mounted (default ``DJANGO_MCP["MCP_PATH"]``).
+    ``elicitation``, ``sampling`` and ``roots`` answer what the server asks
+    (:mod:`django_mcp.test.answers`); ``log_level`` asks for log messages from that level;
+    ``on_notification`` is called with each notification of a request as it arrives (progress,
+    log messages), before the result; ``timeout`` bounds every wait for the server, so a test
+    never hangs.
 
     Every method has an ``a``-prefixed coroutine twin for async tests (``await client.acall_tool(...)``),
     as Django's ORM does. The sync methods serve ``django.test.TestCase``: the request's sync work
     (tools, the ORM) runs on the test's own thread and database connection, inside its transaction.
     """
 
-    def __init__(self, protocol_version: str = LATEST_MODERN_VERSION, *, app: Any = None, path: str | None = None,
-                 host: str = "testserver", elicitation: Any = None, sampling: Any = None, roots: Any = None,
-                 capabilities: dict[str, Any] | None = None, client_info: dict[str, Any] | None = None,
+    def __init__(self, protocol_version: str = LATEST_MODERN_VERSION, *, app: Any = None, site: Any = None,
+                 path: str | None = None, host: str = "testserver", elicitation: Any = None, sampling: Any = None,
+                 roots: Any = None, capabilities: dict[str, Any] | None = None, client_info: dict[str, Any] | None = None,
                  log_level: str | None = None, on_notification: Any = None, timeout: float = 10.0) -> None:
+        if app is not None and site is not None:
+            raise TypeError("Give McpClient an app or a site, not both")
         if protocol_version not in ALL_VERSIONS:
             raise ValueError(f"Unknown MCP protocol version {protocol_version!r}; known: {', '.join(ALL_VERSIONS)}")
         self.protocol_version = protocol_version
@@ -70,6 +74,7 @@ class McpClient(Identity):
         self.log_level = log_level
         self.timeout = timeout
         self._app = app
+        self._site = site
         self._path = path
         self.transport = HttpTransport(None, "", host=host, timeout=timeout)
         self.transport.on_notification = on_notification
@@ -95,7 +100,10 @@ class McpClient(Identity):
 
     def _ready_transport(self) -> HttpTransport:
         if self.transport.app is None:
-            self.transport.app = self._app if self._app is not None else project_application()
+            if self._site is not None:
+                self.transport.app = site_application(self._site)
+            else:
+                self.transport.app = self._app if self._app is not None else project_application()
             self.transport.path = self.path
         return self.transport
 

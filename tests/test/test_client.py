@@ -308,3 +308,10 @@ def test_a_legacy_stream_the_server_closes_early_is_resumed_from_its_last_event(
     # the stream again with Last-Event-ID and gets the result there.
     result = McpClient("2025-11-25").call_tool("test_reconnection")
     assert result.text == "Reconnection test completed successfully"
+
+
+def test_site_serves_another_site_and_app_and_site_exclude_each_other():
+    client = McpClient(site="tests.test.shelf.site")
+    assert client.list_tools().names == ["count_writers", "broken_promise"]
+    with pytest.raises(TypeError, match="an app or a site, not both"):
+        McpClient(app=object(), site="tests.test.shelf.site")

@@ -31,5 +31,6 @@ def test_a_project_test_reaches_the_live_server_over_a_socket(tmp_path):
 
 @pytest.mark.django_db(transaction=True)
 def test_an_in_memory_sqlite_test_database_is_a_clear_error():
-    with pytest.raises(ImproperlyConfigured, match=r'SQLite in memory: give it a file, DATABASES\[.default.\]\["TEST"\]'):
+    expected = r'SQLite in memory: give it a file, DATABASES\[.default.\]\["TEST"\]'
+    with pytest.raises(ImproperlyConfigured, match=expected):
         LiveMcpServer().start()

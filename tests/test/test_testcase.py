@@ -44,13 +44,7 @@ class ShelfTests(McpTestCase, TestCase):
     def test_a_sync_resource_read_sees_the_tests_rows(self):
         # A project's ASGI application serving the catalogue site: its writer rows are read by
         # sync code on the test's connection.
-        import django_mcp.asgi
-        from django.core.asgi import get_asgi_application
-
-        from tests.catalogue.sites import site
-
-        app = django_mcp.asgi.application(get_asgi_application(), site=site)
-        client = McpClient(self.mcp_protocol_version, app=app)
+        client = McpClient(self.mcp_protocol_version, site="tests.catalogue.sites.site")
         Writer.objects.create(name="Octavia", slug="octavia")
         self.assertIn("catalogue://writer/octavia", client.list_resources().uris)
         self.assertIn("Octavia", client.read_resource("catalogue://writer/octavia").text)
@@ -81,12 +75,9 @@ class NotificationTests(McpTestCase, TransactionTestCase):
     """A saved row notifies its subscribers when its transaction commits: a TransactionTestCase, as the how-to says."""
 
     def make_mcp_client(self) -> McpClient:
-        import django_mcp.asgi
-        from django.core.asgi import get_asgi_application
-
         from tests.catalogue.sites import site
 
-        return McpClient(app=django_mcp.asgi.application(get_asgi_application(), site=site))
+        return McpClient(site=site)
 
     async def test_saving_a_row_notifies_the_client_listening_for_it(self):
         writer = await Writer.objects.acreate(name="Ursula", slug="ursula")
