@@ -10,8 +10,6 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from asgiref.sync import async_to_sync
-
 from ..protocol.versions import (ALL_VERSIONS, LATEST_MODERN_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
                                  META_LOG_LEVEL, META_PROTOCOL_VERSION, Era, era_of)
 from ..threads import on_callers_connection
@@ -21,6 +19,7 @@ from .errors import ErrorResponse, UnansweredRequest
 from .identity import Identity
 from .results import Completion, Listing, PromptResult, ResourceResult, ToolResult
 from .subscriptions import Subscription
+from .sync_twins import SyncTwins
 from .transport import HttpTransport, header_value
 
 
@@ -32,7 +31,7 @@ LISTS = {"tools/list": "tools", "resources/list": "resources", "resources/templa
          "prompts/list": "prompts"}
 
 
-class McpClient(Identity):
+class McpClient(Identity, SyncTwins):
     """
     An MCP client for tests, shaped like Django's test client and DRF's ``APIClient``::
 
@@ -60,7 +59,8 @@ class McpClient(Identity):
 
     def __init__(self, protocol_version: str = LATEST_MODERN_VERSION, *, app: Any = None, site: Any = None,
                  path: str | None = None, host: str = "testserver", elicitation: Any = None, sampling: Any = None,
-                 roots: Any = None, capabilities: dict[str, Any] | None = None, client_info: dict[str, Any] | None = None,
+                 roots: Any = None, capabilities: dict[str, Any] | None = None,
+                 client_info: dict[str, Any] | None = None,
                  log_level: str | None = None, on_notification: Any = None, timeout: float = 10.0) -> None:
         if app is not None and site is not None:
             raise TypeError("Give McpClient an app or a site, not both")
@@ -249,54 +249,6 @@ class McpClient(Identity):
                 await exchange.close(self.timeout)
                 await _flush_deferred()
         self.session_id, self.server = None, None
-
-    # --- the same, sync -------------------------------------------------------------------------
-
-    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        return async_to_sync(self.arequest)(method, params)
-
-    def initialize(self) -> dict[str, Any]:
-        return async_to_sync(self.ainitialize)()
-
-    def discover(self) -> dict[str, Any]:
-        return async_to_sync(self.adiscover)()
-
-    def ping(self) -> dict[str, Any]:
-        return async_to_sync(self.aping)()
-
-    def list_tools(self) -> Listing:
-        return async_to_sync(self.alist_tools)()
-
-    def list_resources(self) -> Listing:
-        return async_to_sync(self.alist_resources)()
-
-    def list_resource_templates(self) -> Listing:
-        return async_to_sync(self.alist_resource_templates)()
-
-    def list_prompts(self) -> Listing:
-        return async_to_sync(self.alist_prompts)()
-
-    def call_tool(self, name: str, arguments: dict[str, Any] | None = None, /, **more_arguments: Any) -> ToolResult:
-        return async_to_sync(self.acall_tool)(name, arguments, **more_arguments)
-
-    def read_resource(self, uri: str) -> ResourceResult:
-        return async_to_sync(self.aread_resource)(uri)
-
-    def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, /, **more_arguments: Any) -> PromptResult:
-        return async_to_sync(self.aget_prompt)(name, arguments, **more_arguments)
-
-    def complete(self, ref: dict[str, Any] | str, argument: str, value: str = "",
-                 context: dict[str, str] | None = None) -> Completion:
-        return async_to_sync(self.acomplete)(ref, argument, value, context)
-
-    def subscribe(self, uri: str) -> None:
-        return async_to_sync(self.asubscribe)(uri)
-
-    def unsubscribe(self, uri: str) -> None:
-        return async_to_sync(self.aunsubscribe)(uri)
-
-    def close(self) -> None:
-        return async_to_sync(self.aclose)()
 
     # --- underneath -------------------------------------------------------------------------------
 
