@@ -38,20 +38,9 @@ def contracts_path() -> Path:
     configured = mcp_settings.CONTRACTS_FILE
     if configured:
         return Path(configured)
-    return project_directory() / DEFAULT_FILE
+    from .projects import project_dir
 
-
-def project_directory() -> Path:
-    import importlib
-    import os
-
-    settings_module = os.environ.get("DJANGO_SETTINGS_MODULE", "")
-    if settings_module:
-        package = importlib.import_module(settings_module.split(".", 1)[0])
-        origin = getattr(package, "__file__", None)
-        if origin:
-            return Path(origin).resolve().parent.parent
-    return Path.cwd()
+    return project_dir() / DEFAULT_FILE
 
 
 async def asnapshot(sites: list[Any] | None = None) -> dict[str, Any]:

@@ -101,5 +101,5 @@ def test_the_system_check_warns_when_the_snapshot_is_stale_or_missing(snapshot_f
 
 
 def test_without_a_snapshot_or_the_setting_the_check_says_nothing(settings, tmp_path, monkeypatch):
-    monkeypatch.setattr("django_mcp.contracts.project_directory", lambda: tmp_path)
+    monkeypatch.setattr("django_mcp.projects.project_dir", lambda: tmp_path)
     assert check_contracts() == []

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ._as_user import add_client_arguments, client_for
+from ._shared import add_client_arguments, client_for
 
 
 def describe(block: dict[str, Any]) -> str:

@@ -5,13 +5,12 @@ import os
 from collections import defaultdict
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.core.management.base import BaseCommand, CommandError
-from django.utils.module_loading import import_string
 
 from django_mcp.lint import SEVERITIES, Finding, lint_site
-from django_mcp.sites import McpSite, get_default_site
+
+from ._shared import resolve_site, resolve_user
 
 
 def format_text(findings: list[Finding]) -> str:
@@ -55,10 +54,10 @@ class Command(BaseCommand):
                             help="Exit with status 1 when findings of this severity or higher exist (default: error).")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        site = self.resolve_site(options["site"])
+        site = resolve_site(options["site"])
         users = [AnonymousUser()]
         if options["user"]:
-            users.append(self.resolve_user(options["user"]))
+            users.append(resolve_user(options["user"], active=False))
         findings = lint_site(site, server_name=options["server_name"], users=users)
         if options["format"] == "json":
             self.stdout.write(json.dumps([finding.as_dict() for finding in findings], indent=2))
@@ -71,23 +70,3 @@ class Command(BaseCommand):
         if failing:
             raise CommandError(f"{failing} finding{'s' if failing != 1 else ''} at level {options['fail_level']} "
                                "or above.", returncode=1)
-
-    def resolve_site(self, path: str | None) -> McpSite:
-        if not path:
-            return get_default_site()
-        try:
-            value = import_string(path)
-        except ImportError as error:
-            raise CommandError(f"Cannot import {path!r}: {error}") from None
-        if isinstance(value, type) and issubclass(value, McpSite):
-            return value()
-        if not isinstance(value, McpSite):
-            raise CommandError(f"{path!r} is {value!r}, not an McpSite.")
-        return value
-
-    def resolve_user(self, username: str) -> Any:
-        model = get_user_model()
-        try:
-            return model._default_manager.get_by_natural_key(username)
-        except model.DoesNotExist:
-            raise CommandError(f"No user named {username!r}.") from None

@@ -10,8 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ._as_user import resolve_user
-from .mcp_stdio import project_dir
+from ._shared import resolve_user, stdio_entry
 
 # Each client's configuration file, as its own documentation places it (checked November 2026):
 # Claude Desktop's claude_desktop_config.json (Settings › Developer › Edit Config), Claude Code's
@@ -34,16 +33,6 @@ def default_config(client: str) -> Path:
     if client == "claude-desktop":
         return claude_desktop_config()
     return Path.cwd() / {"claude-code": ".mcp.json", "cursor": ".cursor/mcp.json", "vscode": ".vscode/mcp.json"}[client]
-
-
-def stdio_entry(username: str | None) -> dict[str, Any]:
-    """
-    A server the client starts itself: ``python -m django_mcp.stdio`` with this interpreter, the
-    settings module and the project's directory (as ``mcp_stdio --print-config`` gives it).
-    """
-    args = ["-m", "django_mcp.stdio", *(["--user", username] if username else [])]
-    env = {"DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", ""), "PYTHONPATH": str(project_dir())}
-    return {"command": sys.executable, "args": args, "env": env}
 
 
 def entry_for(client: str, username: str | None, url: str | None) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ._as_user import add_client_arguments, client_for
+from ._shared import add_client_arguments, client_for
 
 METHOD_NOT_FOUND = -32601
 # Rows of each section shown without --all: a catalogue published as resources has hundreds.
@@ -43,7 +43,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         from django_mcp.test import ErrorResponse
 
-        from ._as_user import resolve_site
+        from ._shared import resolve_site
 
         client = client_for(options)
 

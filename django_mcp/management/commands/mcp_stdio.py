@@ -3,16 +3,15 @@
 import asyncio
 import json
 import os
-import sys
-from pathlib import Path
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from django_mcp.stdio import is_redirected, protocol_output, redirect_stdout
 from django_mcp.transports.stdio import serve_stdio
+
+from ._shared import resolve_user, stdio_entry
 
 
 USER_ENV = "DJANGO_MCP_USER"
@@ -48,16 +47,7 @@ class Command(BaseCommand):
         asyncio.run(serve_stdio(user=user))
 
     def resolve_user(self, username: str | None) -> Any:
-        if not username:
-            return AnonymousUser()
-        model = get_user_model()
-        try:
-            user = model._default_manager.get_by_natural_key(username)
-        except model.DoesNotExist:
-            raise CommandError(f"No user named {username!r}.") from None
-        if not user.is_active:
-            raise CommandError(f"User {username!r} is not active.")
-        return user
+        return resolve_user(username) or AnonymousUser()
 
     def client_config(self, name: str, username: str | None) -> dict[str, Any]:
         """
@@ -65,23 +55,4 @@ class Command(BaseCommand):
         ``python -m django_mcp.stdio`` launcher, which keeps stdout clean from before Django starts
         (docs/stdio.md), with the settings module and the project directory in its environment.
         """
-        args = ["-m", "django_mcp.stdio"]
-        if username:
-            args += ["--user", username]
-        env = {"DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", ""),
-               "PYTHONPATH": str(project_dir())}
-        return {"mcpServers": {name: {"command": sys.executable, "args": args, "env": env}}}
-
-
-def project_dir() -> Path:
-    """
-    The directory to put on ``PYTHONPATH`` so the settings import from anywhere (a host starts the
-    server from its own working directory): the one holding the settings' top-level package.
-    """
-    top = sys.modules.get(os.environ.get("DJANGO_SETTINGS_MODULE", "").partition(".")[0])
-    location = getattr(top, "__file__", None)
-    if location:
-        path = Path(location).resolve()
-        return path.parent.parent if path.name == "__init__.py" else path.parent
-    script = Path(sys.argv[0]).resolve()
-    return script.parent if script.name == "manage.py" else Path.cwd()
+        return {"mcpServers": {name: stdio_entry(username)}}

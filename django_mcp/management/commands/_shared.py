@@ -1,6 +1,7 @@
 """
-What ``mcp_list`` and ``mcp_call`` share: a :class:`~django_mcp.test.McpClient` of the project's
-own endpoint, speaking the revision asked for, as the user named (or anonymous).
+What django_mcp's commands share: the user and the site a command names (``--user``, ``--site``),
+and for ``mcp_list`` and ``mcp_call`` a :class:`~django_mcp.test.McpClient` of the project's own
+endpoint, speaking the revision asked for, as that user (or anonymous).
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ def protocol_version(era: str) -> str:
     return version
 
 
-def resolve_user(username: str | None) -> Any:
-    """The active user named ``username``; None for anonymous."""
+def resolve_user(username: str | None, *, active: bool = True) -> Any:
+    """The user named ``username`` (an active one, unless ``active`` is False); None for no name."""
     if not username:
         return None
     model = get_user_model()
@@ -40,7 +41,7 @@ def resolve_user(username: str | None) -> Any:
         user = model._default_manager.get_by_natural_key(username)
     except model.DoesNotExist:
         raise CommandError(f"No user named {username!r}.") from None
-    if not user.is_active:
+    if active and not user.is_active:
         raise CommandError(f"User {username!r} is not active.")
     return user
 
@@ -93,3 +94,18 @@ def client_for(options: dict[str, Any], **client_options: Any) -> Any:
     if user is not None:
         client.force_authenticate(user)
     return client
+
+
+def stdio_entry(username: str | None) -> dict[str, Any]:
+    """
+    A server the client starts itself: ``python -m django_mcp.stdio`` with this interpreter, the
+    settings module and the project's directory in its environment (``--user`` when given).
+    """
+    import os
+    import sys
+
+    from django_mcp.projects import project_dir
+
+    args = ["-m", "django_mcp.stdio", *(["--user", username] if username else [])]
+    env = {"DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", ""), "PYTHONPATH": str(project_dir())}
+    return {"command": sys.executable, "args": args, "env": env}
