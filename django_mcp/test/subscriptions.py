@@ -1,6 +1,6 @@
 """
 The stream change notifications come on, held open while an async test changes things:
-``subscriptions/listen`` in 2026-07-28 (MCP spec 2026-07-28, SEP-2575's subscriptions), the
+``subscriptions/listen`` in 2026-07-28 (MCP spec 2026-07-28, basic/patterns/subscriptions), the
 session's GET stream with ``resources/subscribe`` in a legacy session (MCP spec 2025-11-25,
 basic/transports#listening-for-messages-from-the-server).
 """
