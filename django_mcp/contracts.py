@@ -95,6 +95,7 @@ class ContractsError(Exception):
 
 
 def load(path: Path | None = None) -> dict[str, Any]:
+    """The committed snapshot at ``path`` (default :func:`contracts_path`); :class:`ContractsError` if unreadable."""
     path = path or contracts_path()
     try:
         loaded = json.loads(path.read_text(encoding="utf-8"))

@@ -83,12 +83,7 @@ def client_for(options: dict[str, Any], **client_options: Any) -> Any:
     from django_mcp.test import McpClient
 
     if options.get("site"):
-        from django.core.asgi import get_asgi_application
-
-        from django_mcp.asgi import application
-
-        site = resolve_site(options["site"])
-        client_options["app"] = application(get_asgi_application(), site=site)
+        client_options["site"] = resolve_site(options["site"])
     client = McpClient(protocol_version(options["era"]), host=allowed_host(), **client_options)
     user = resolve_user(options["user"])
     if user is not None:
