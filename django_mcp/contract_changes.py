@@ -58,7 +58,7 @@ def _compare_entry(before: dict[str, Any] | None, after: dict[str, Any] | None, 
         return [("removed (clients that call it by name will fail; renamed counts as removed)", True)]
     found: list[tuple[str, bool]] = []
     if kind == "tools":
-        found += _schema_changes("argument", before.get("inputSchema") or {}, after.get("inputSchema") or {}, "input")
+        found += _schema_changes("argument", before.get("inputSchema") or {}, after.get("inputSchema") or {})
         found += _output_changes(before.get("outputSchema"), after.get("outputSchema"))
         found += _annotation_changes(before.get("annotations") or {}, after.get("annotations") or {})
         old_support = (before.get("execution") or {}).get("taskSupport", "forbidden")
@@ -84,32 +84,37 @@ def _compare_entry(before: dict[str, Any] | None, after: dict[str, Any] | None, 
     return found
 
 
-def _schema_changes(what: str, before: dict[str, Any], after: dict[str, Any], side: str, path: str = "",
-                    old_root: dict[str, Any] | None = None,
-                    new_root: dict[str, Any] | None = None) -> list[tuple[str, bool]]:
-    """An input schema's changes: fewer accepted values is breaking, more is compatible."""
-    found: list[tuple[str, bool]] = []
+def _property_pairs(before: dict[str, Any], after: dict[str, Any]) -> Any:
+    """Each property of two object schemas: ``(name, old or None, new or None, was required, is required)``."""
     old_props, new_props = before.get("properties") or {}, after.get("properties") or {}
     old_required, new_required = set(before.get("required") or ()), set(after.get("required") or ())
     for name in sorted(set(old_props) | set(new_props)):
+        yield name, old_props.get(name), new_props.get(name), name in old_required, name in new_required
+
+
+def _schema_changes(what: str, before: dict[str, Any], after: dict[str, Any], path: str = "",
+                    old_root: dict[str, Any] | None = None,
+                    new_root: dict[str, Any] | None = None) -> list[tuple[str, bool]]:
+    """An input schema's changes: fewer accepted values is breaking, more is compatible."""
+    old_root, new_root = old_root or before, new_root or after
+    found: list[tuple[str, bool]] = []
+    for name, old, new, was_required, is_required in _property_pairs(before, after):
         field = f"{path}.{name}" if path else name
         label = f"{what} {field}"
-        if name not in new_props:
+        if new is None:
             found.append((f"{label} removed", True))
-        elif name not in old_props:
-            found.append((f"{label} added" + (", required" if name in new_required else ""), name in new_required))
+        elif old is None:
+            found.append((f"{label} added" + (", required" if is_required else ""), is_required))
         else:
-            if name in new_required and name not in old_required:
+            if is_required and not was_required:
                 found.append((f"{label} became required", True))
-            elif name in old_required and name not in new_required:
+            elif was_required and not is_required:
                 found.append((f"{label} became optional", False))
-            old_field, new_field = _resolved(old_props[name], old_root or before), _resolved(new_props[name],
-                                                                                             new_root or after)
+            old_field, new_field = _resolved(old, old_root), _resolved(new, new_root)
             found += _narrowing(label, old_field, new_field)
             if isinstance(old_field, dict) and isinstance(new_field, dict) \
                     and ("properties" in old_field or "properties" in new_field) and field.count(".") < 8:
-                found += _schema_changes(what, old_field, new_field, side, field,
-                                         old_root or before, new_root or after)
+                found += _schema_changes(what, old_field, new_field, field, old_root, new_root)
     return found
 
 
@@ -164,19 +169,17 @@ def _output_fields(before: Any, after: Any, old_root: dict[str, Any], new_root: 
     if "items" in before or "items" in after:
         return _output_fields(before.get("items"), after.get("items"), old_root, new_root, f"{path}[]", depth + 1)
     found: list[tuple[str, bool]] = []
-    old_props, new_props = before.get("properties") or {}, after.get("properties") or {}
-    old_required, new_required = set(before.get("required") or ()), set(after.get("required") or ())
-    for name in sorted(set(old_props) | set(new_props)):
+    for name, old, new, was_required, is_required in _property_pairs(before, after):
         field = f"{path}.{name}" if path else name
         label = f"output field {field}"
-        if name not in new_props:
+        if new is None:
             found.append((f"{label} removed", True))
-        elif name not in old_props:
+        elif old is None:
             found.append((f"{label} added", False))
         else:
-            if name in old_required and name not in new_required:
+            if was_required and not is_required:
                 found.append((f"{label} is no longer always present", True))
-            old_field, new_field = _resolved(old_props[name], old_root), _resolved(new_props[name], new_root)
+            old_field, new_field = _resolved(old, old_root), _resolved(new, new_root)
             if _types(old_field) and _types(new_field) != _types(old_field):
                 found.append((f"{label}: type {_show(_types(old_field))} became {_show(_types(new_field))}", True))
             found += _output_fields(old_field, new_field, old_root, new_root, field, depth + 1)

@@ -26,8 +26,6 @@ DEFAULT_FILE = "mcp_contracts.json"
 # The registry of each kind, and the key its items are filed under in the snapshot.
 KINDS = (("tool", "tools"), ("resource", "resources"), ("resource_template", "resourceTemplates"),
          ("prompt", "prompts"))
-LIST_METHODS = {"tool": "tools/list", "resource": "resources/list", "resource_template": "resources/templates/list",
-                "prompt": "prompts/list"}
 
 
 def contracts_path() -> Path:
@@ -59,9 +57,12 @@ def snapshot(sites: list[Any] | None = None) -> dict[str, Any]:
 
 
 async def _site_snapshot(site: Any) -> dict[str, Any]:
+    from .lint import listing_context
+    from .protocol.versions import LATEST_MODERN_VERSION
+
     found: dict[str, Any] = {}
     for kind, key in KINDS:
-        context = _listing_context(kind)
+        context = listing_context(None, kind, LATEST_MODERN_VERSION)
         entries = {}
         for primitive in getattr(site, f"{kind}s"):  # site.tools, .resources, .resource_templates, .prompts
             entry = await primitive.get_definition(context)
@@ -72,17 +73,6 @@ async def _site_snapshot(site: Any) -> dict[str, Any]:
             entries[primitive.key] = entry
         found[key] = dict(sorted(entries.items()))
     return found
-
-
-def _listing_context(kind: str) -> Any:
-    from django.contrib.auth.models import AnonymousUser
-
-    from .backend import handle
-    from .protocol.context import RequestContext
-    from .protocol.versions import LATEST_MODERN_VERSION, Era
-
-    return handle(RequestContext(era=Era.MODERN, protocol_version=LATEST_MODERN_VERSION, user=AnonymousUser(),
-                                 method=LIST_METHODS[kind]))
 
 
 def dumps(contracts: dict[str, Any]) -> str:

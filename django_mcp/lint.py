@@ -21,7 +21,7 @@ from asgiref.sync import async_to_sync
 from .backend import handle
 from .conf import mcp_settings
 from .protocol.context import RequestContext
-from .protocol.versions import LATEST_LEGACY_VERSION, Era
+from .protocol.versions import LATEST_LEGACY_VERSION, era_of
 from .sources import KINDS, RegisteredPrimitives
 
 
@@ -309,7 +309,7 @@ class _Linter:
 
     async def check_registry(self, site: Any) -> None:
         for kind in KINDS:
-            context = _context(None, kind)
+            context = listing_context(None, kind)
             for primitive in getattr(site, f"{kind}s"):  # site.tools, .resources, .resource_templates, .prompts
                 definition = await self.build(primitive, context, None)
                 if definition is not None:
@@ -320,7 +320,7 @@ class _Linter:
     async def check_audience(self, site: Any, user: Any) -> None:
         audience = f"user {user.get_username()!r}" if user is not None and user.is_authenticated else "anonymous"
         for kind in KINDS:
-            context, listed = _context(user, kind), []
+            context, listed = listing_context(user, kind), []
             for source in site.sources(kind):
                 in_code = isinstance(source, RegisteredPrimitives)
                 try:
@@ -356,12 +356,16 @@ class _Linter:
                            f"{checked}; what it lists may change without a deploy."))
 
 
-def _context(user: Any, kind: str) -> Any:
-    """The :class:`~django_mcp.Context` of a ``*/list`` request for ``kind`` by ``user`` (None: anonymous)."""
+def listing_context(user: Any, kind: str, protocol_version: str = LATEST_LEGACY_VERSION) -> Any:
+    """
+    The :class:`~django_mcp.Context` of a ``*/list`` request for ``kind`` by ``user`` (None:
+    anonymous) in ``protocol_version``: what the checks of this module and the contracts snapshot
+    (:mod:`django_mcp.contracts`) build definitions with, outside any request.
+    """
     from django.contrib.auth.models import AnonymousUser  # here: importing it needs the app registry
 
-    return handle(RequestContext(era=Era.LEGACY, protocol_version=LATEST_LEGACY_VERSION, user=user or AnonymousUser(),
-                                 method=LIST_METHODS[kind]))
+    return handle(RequestContext(era=era_of(protocol_version), protocol_version=protocol_version,
+                                 user=user or AnonymousUser(), method=LIST_METHODS[kind]))
 
 
 async def _read(site: Any, source: Any, context: Any, limit: int | None) -> tuple[list[Any], bool]:

@@ -246,14 +246,18 @@ class McpSite(ShortForms, SiteBackend):
         sources.sort(key=lambda each: each.order)  # stable: the same order keeps the order of adding
         self.forget_capabilities()
 
-    def add_source_once(self, source: PrimitiveSource) -> None:
+    def add_source_once(self, source: PrimitiveSource) -> PrimitiveSource:
         """
         :meth:`add_source`, unless the site serves a source of the same class already: for an
         ``AppConfig.ready()``, which Django runs again whenever a test changes ``INSTALLED_APPS``
-        (``override_settings``), while the site it adds to lives on.
+        (``override_settings``), while the site it adds to lives on. The source served: ``source``,
+        or the one of its class that was there.
         """
-        if not any(type(each) is type(source) for each in self._registry.sources[source.kind]):
-            self.add_source(source)
+        for each in self._registry.sources[source.kind]:
+            if type(each) is type(source):
+                return each
+        self.add_source(source)
+        return source
 
     def sources(self, kind: str) -> list[PrimitiveSource]:
         # Asked by every lookup; the chain changes only with registrations, which forget it.

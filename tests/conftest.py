@@ -28,7 +28,7 @@ from types import MappingProxyType
 
 import pytest
 
-from tests.live import ROOT, LiveServer, migrate, server_env
+from tests.live import ROOT, LiveServer, fresh_sqlite_env, migrate, server_env
 
 
 POSTGRES = ("127.0.0.1", 5432)
@@ -77,15 +77,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(scope="session")
 def sqlite_server_env(tmp_path_factory: pytest.TempPathFactory) -> Mapping[str, str]:
     """Read-only env for live servers: a fresh, migrated SQLite file and the in-memory layer."""
-    path = tmp_path_factory.mktemp("live-sqlite") / "live.sqlite3"
-    env = {
-        "DJANGO_SETTINGS_MODULE": "tests.settings",
-        "MCP_TEST_DATABASE": "sqlite",
-        "MCP_TEST_SQLITE": str(path),
-        "MCP_TEST_CHANNEL_LAYER": "memory",
-    }
-    migrate(env)
-    return MappingProxyType(env)
+    return MappingProxyType(fresh_sqlite_env(tmp_path_factory.mktemp("live-sqlite")))
 
 
 @pytest.fixture(scope="session")

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Self
 
 
-__all__ = ["ROOT", "LiveServer", "LiveServerError", "free_port", "migrate", "server_env"]
+__all__ = ["ROOT", "LiveServer", "LiveServerError", "free_port", "fresh_sqlite_env", "migrate", "server_env"]
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SETTINGS = "tests.settings"
@@ -112,6 +112,14 @@ def migrate(env: Mapping[str, str | None] | None = None, *, timeout: float = 300
             f"{child_env['DJANGO_SETTINGS_MODULE']}):\n{result.stdout[-4000:]}"
         )
     return result.stdout
+
+
+def fresh_sqlite_env(folder: Path) -> dict[str, str]:
+    """The environment of live servers on a new, migrated SQLite file in ``folder`` and the in-memory layer."""
+    env = {"DJANGO_SETTINGS_MODULE": DEFAULT_SETTINGS, "MCP_TEST_DATABASE": "sqlite",
+           "MCP_TEST_SQLITE": str(folder / "live.sqlite3"), "MCP_TEST_CHANNEL_LAYER": "memory"}
+    migrate(env)
+    return env
 
 
 _RUNNING: set[LiveServer] = set()

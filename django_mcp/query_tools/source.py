@@ -102,10 +102,6 @@ def add_query_tool_source(site: Any) -> QueryToolSource:
     Serve the enabled query tools whose ``site`` is ``site.name`` on ``site``, after its own tools
     (once: the app's ``ready()`` may run again, see :meth:`~django_mcp.sites.McpSite.add_source_once`).
     """
-    for existing in site.sources("tool"):
-        if type(existing) is QueryToolSource:
-            return existing
-    source = QueryToolSource(site)
-    site.add_source(source)
+    source = site.add_source_once(QueryToolSource(site))
     remember_site(site)
     return source

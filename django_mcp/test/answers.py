@@ -11,7 +11,6 @@ cannot answer; a list that runs out fails the test with :class:`UnansweredReques
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
 from typing import Any
 
 from ..protocol.versions import at_least
@@ -67,15 +66,11 @@ class Answers:
                                         f"(params: {params!r}).")
             return dict(source.pop(0))
         if callable(source):
-            result = _call(source, params)
+            result = source(params)
             if inspect.isawaitable(result):
                 result = await result
             return dict(result)
         return dict(source)
-
-
-def _call(source: Callable[..., Any], params: dict[str, Any]) -> Any:
-    return source(params)
 
 
 def _root(root: Any) -> dict[str, Any]:

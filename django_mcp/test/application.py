@@ -1,4 +1,4 @@
-"""The ASGI application the test client talks to: the project's own, as its server would serve it."""
+"""The ASGI application the test clients talk to (the project's own, as served), and its deferred writes."""
 
 from __future__ import annotations
 
@@ -54,3 +54,13 @@ def site_application(site: Any) -> Any:
 
         made = _by_site[id(site)] = (site, application(get_asgi_application(), site=site))
     return made[1]
+
+
+async def flush_deferred() -> None:
+    """Write now what the server put off (new session rows, the call log), so the test sees it."""
+    from ..signals import flush_requested
+    from ..stores.sessions import get_session_store
+
+    await get_session_store().flush()
+    if flush_requested.receivers:
+        await flush_requested.asend(sender=None)

@@ -14,7 +14,7 @@ from ..protocol.versions import (ALL_VERSIONS, LATEST_MODERN_VERSION, META_CLIEN
                                  META_LOG_LEVEL, META_PROTOCOL_VERSION, Era, era_of)
 from ..threads import on_callers_connection
 from .answers import Answers
-from .application import project_application, site_application
+from .application import flush_deferred, project_application, site_application
 from .errors import ErrorResponse, UnansweredRequest
 from .identity import Identity
 from .results import Completion, Listing, PromptResult, ResourceResult, ToolResult
@@ -123,7 +123,7 @@ class McpClient(Identity, SyncTwins):
             try:
                 return await self._initialize()
             finally:
-                await _flush_deferred()
+                await flush_deferred()
 
     async def _initialize(self) -> dict[str, Any]:
         if self.era is Era.MODERN:
@@ -247,7 +247,7 @@ class McpClient(Identity, SyncTwins):
                 await exchange.body(self.timeout)
             finally:
                 await exchange.close(self.timeout)
-                await _flush_deferred()
+                await flush_deferred()
         self.session_id, self.server = None, None
 
     # --- underneath -------------------------------------------------------------------------------
@@ -261,7 +261,7 @@ class McpClient(Identity, SyncTwins):
                     await self._initialize()
                 return await self._send(method, params, progress=progress)
             finally:
-                await _flush_deferred()
+                await flush_deferred()
 
     async def _send(self, method: str, params: dict[str, Any], *, progress: bool = False,
                     ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -344,13 +344,3 @@ class McpClient(Identity, SyncTwins):
                 if isinstance(header, str) and value is not None:
                     headers[f"mcp-param-{header}"] = header_value(value)
         return headers
-
-
-async def _flush_deferred() -> None:
-    """Write now what the server put off (session rows, the call log), so the test sees it."""
-    from ..signals import flush_requested
-    from ..stores.sessions import get_session_store
-
-    await get_session_store().flush()
-    if flush_requested.receivers:
-        await flush_requested.asend(sender=None)

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ..threads import on_callers_connection
-from .application import project_application
+from .application import flush_deferred, project_application
 from .exchange import Exchange
 
 # A stream is read for as long as the SDK reads it; the SDK's own timeouts bound each request.
@@ -79,11 +79,9 @@ def _classes() -> tuple[type, type]:
                 yield chunk
 
         async def aclose(self) -> None:
-            from .client import _flush_deferred
-
             await self.exchange.close(START_TIMEOUT)
             with on_callers_connection():
-                await _flush_deferred()
+                await flush_deferred()
 
     class AsgiTransport(httpx2.AsyncBaseTransport):
         """An ``httpx2`` transport whose requests go to an ASGI application in this process."""

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.live import ROOT, LiveServer, migrate
+from tests.live import ROOT, LiveServer, fresh_sqlite_env
 
 
 pytestmark = [pytest.mark.conformance, pytest.mark.live]
@@ -95,9 +95,7 @@ def conformance_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Liv
     suite checks exact listings (every prompt has a description…), so rows other live tests
     leave in the shared database (stored prompts) must not reach it, whatever order they run in.
     """
-    env = {"MCP_TEST_DATABASE": "sqlite", "MCP_TEST_CHANNEL_LAYER": "memory",
-           "MCP_TEST_SQLITE": str(tmp_path_factory.mktemp("conformance-sqlite") / "conformance.sqlite3")}
-    migrate(env)
+    env = fresh_sqlite_env(tmp_path_factory.mktemp("conformance-sqlite"))
     with LiveServer(env=env, name="conformance") as server:
         yield server
 

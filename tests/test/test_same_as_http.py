@@ -17,7 +17,7 @@ import pytest
 from mcp import Client, MCPError
 
 from django_mcp.test import ErrorResponse, McpClient
-from tests.live import LiveServer, migrate
+from tests.live import LiveServer, fresh_sqlite_env
 
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.live]
@@ -169,10 +169,7 @@ def fresh_server(tmp_path_factory: pytest.TempPathFactory) -> Any:
     daphne on a migrated database of its own: the listings are compared whole, so rows other live
     tests leave in the shared one (prompts in the database) must not reach it.
     """
-    env = {"MCP_TEST_DATABASE": "sqlite", "MCP_TEST_CHANNEL_LAYER": "memory",
-           "MCP_TEST_SQLITE": str(tmp_path_factory.mktemp("same-as-http") / "db.sqlite3")}
-    migrate(env)
-    with LiveServer(env=env, name="same-as-http") as server:
+    with LiveServer(env=fresh_sqlite_env(tmp_path_factory.mktemp("same-as-http")), name="same-as-http") as server:
         yield server
 
 
