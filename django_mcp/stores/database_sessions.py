@@ -75,7 +75,12 @@ class DatabaseSessionStore(BaseSessionStore):
                                        issued_at=issued_at)
             if wire_id is not None:
                 return await self._create_signed(key, wire_id, issued_at, fields, max_per_owner)
-        return await self._in_thread(self._create)(fields, max_per_owner)
+        self.pending.bind()
+        if max_per_owner is not None and await self._held_by(fields, max_per_owner) >= max_per_owner:
+            raise TooManySessions()
+        state = await self._in_thread(self._create)(fields)
+        self.pending.count_written(owner(fields))
+        return state
 
     async def _create_signed(self, key: str, wire_id: str, issued_at: int, fields: dict[str, Any],
                              max_per_owner: int | None) -> SessionState:
@@ -89,8 +94,11 @@ class DatabaseSessionStore(BaseSessionStore):
     async def _held_by(self, fields: dict[str, Any], limit: int) -> int:
         """
         The principal's open sessions: its rows, read at most once per ``WRITE_DELAY`` (and again
-        after this worker wrote some of its rows), plus those this worker has not written yet.
-        Another worker's unwritten sessions (at most a second's worth) are not counted.
+        after this worker wrote some of its rows), plus those this worker has not written yet and
+        those it wrote itself since. Another worker's sessions of the last ``WRITE_DELAY`` are not
+        counted. Counting the rows on every open cost a statement each, and one that grew with
+        the principal's sessions: thousands of HTTP+SSE clients reconnecting at once from one
+        address (a proxy's) took quadratic time.
         """
         principal = owner(fields)
         now = time.monotonic()
@@ -110,15 +118,9 @@ class DatabaseSessionStore(BaseSessionStore):
             read = self.pending.rows_held[principal] = (now, rows)
         return read[1] + self.pending.held_by(principal)
 
-    def _create(self, fields: dict[str, Any], max_per_owner: int | None) -> SessionState:
+    def _create(self, fields: dict[str, Any]) -> SessionState:
         model = self._model()
         now = timezone.now()
-        if max_per_owner is not None:
-            # Expired sessions do not count: a client that left many behind is not locked out.
-            since = now - timedelta(seconds=mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS)
-            if session_sql.count_held(model, fields["user_key"], fields["client_address"], since,
-                                      max_per_owner) >= max_per_owner:
-                raise TooManySessions()
         session_id = new_session_id()
         session_sql.insert(model, {"id": session_id, **fields, "log_level": None, "subscriptions": [],
                                    "ended": False, "created_at": now, "last_seen_at": now})
@@ -194,7 +196,7 @@ class DatabaseSessionStore(BaseSessionStore):
 
     def _get(self, key: str, wire_id: str, facts: session_ids.SignedFacts | None) -> Any:
         model = self._model()
-        row = model.objects.filter(pk=key).first()
+        row = session_sql.read(model, key)
         issued_at = facts.issued_at if facts is not None else None
         if row is None:
             return self._signed_only(facts, wire_id) if facts is not None else None

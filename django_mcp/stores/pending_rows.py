@@ -82,6 +82,12 @@ class PendingRows:
     def held_by(self, owner_key: tuple[str, str | None]) -> int:
         return self.per_owner.get(owner_key, 0)
 
+    def count_written(self, owner_key: tuple[str, str | None]) -> None:
+        """One more row of ``owner_key``'s, written just now by this worker: its last count read grows by one."""
+        read = self.rows_held.get(owner_key)
+        if read is not None:
+            self.rows_held[owner_key] = (read[0], read[1] + 1)
+
     def _uncount(self, fields: dict[str, Any]) -> None:
         principal = owner(fields)
         self.per_owner[principal] -= 1

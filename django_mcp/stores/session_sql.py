@@ -1,9 +1,9 @@
 """
 The statements legacy sessions cost: the three of a session stored when it opens (opening one,
-counting a principal's open sessions, deleting one), written as SQL instead of compiled by the ORM
-each time, and those of sessions whose rows are written later (stores/pending_rows.py): the
-batch, the single row a worker writes for a session it serves, and the tombstone of one ended
-young.
+counting a principal's open sessions, deleting one), reading one (each GET stream that opens
+does), written as SQL instead of compiled by the ORM each time, and those of sessions whose rows
+are written later (stores/pending_rows.py): the batch, the single row a worker writes for a
+session it serves, and the tombstone of one ended young.
 
 Building and compiling the query took most of their time: in a profile of a cold session
 (``initialize`` … ``DELETE``) on SQLite, ``objects.create()`` cost about 430 us, the bounded count
@@ -39,6 +39,48 @@ def insert(model: type[models.Model], values: dict[str, Any]) -> None:
     params = [field.get_db_prep_save(values[field.name], connection) for field in fields]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
+
+
+def read(model: type[models.Model], pk: Any) -> models.Model | None:
+    """The row ``pk`` of ``model`` as an instance (every concrete field loaded), or None."""
+    connection = _connection(model)
+    sql, converters = _reading(model, connection)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [model._meta.pk.get_db_prep_value(pk, connection)])
+        # fetchall, not fetchone: SQLite keeps a statement not stepped to its end active after
+        # the cursor closes, and another connection's write to the table then fails at once
+        # ("database table is locked") in the in-memory databases tests share.
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    values = list(rows[0])
+    for index, expression, functions in converters:
+        for convert in functions:
+            values[index] = convert(values[index], expression, connection)
+    return model.from_db(connection.alias, [field.attname for field in model._meta.concrete_fields], values)
+
+
+_readings: dict[tuple[type[models.Model], str, str], tuple[str, list[tuple[int, Any, list[Any]]]]] = {}
+
+
+def _reading(model: type[models.Model], connection: Any) -> tuple[str, list[tuple[int, Any, list[Any]]]]:
+    """The ``SELECT`` of one row by its key, and the converters of its columns (as the ORM's compiler finds them)."""
+    cached = _readings.get((model, connection.alias, connection.vendor))
+    if cached is not None:
+        return cached
+    quote = connection.ops.quote_name
+    meta = model._meta
+    fields = meta.concrete_fields
+    sql = (f"SELECT {', '.join(quote(field.column) for field in fields)} FROM {quote(meta.db_table)} "
+           f"WHERE {quote(meta.pk.column)} = %s")
+    converters = []
+    for index, field in enumerate(fields):
+        column = field.get_col(meta.db_table)
+        functions = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+        if functions:
+            converters.append((index, column, functions))
+    _readings[(model, connection.alias, connection.vendor)] = (sql, converters)
+    return sql, converters
 
 
 def count_held(model: type[models.Model], user_key: str, client_address: str | None, since: datetime,

@@ -231,12 +231,12 @@ class LegacySessionMixin(RequestTrackingMixin):
         session = await self.load_session()
         if session is None:
             return
-        # A stream keeps its session alive by touching its row: the row must exist.
-        if not await session.persist():
-            await self.refuse(SessionNotFound())
-            return
         last_event_id = self.headers.get(constants.LAST_EVENT_ID)
         if last_event_id:
+            # The events replayed are rows that refer to the session's: it must have one.
+            if not await session.persist():
+                await self.refuse(SessionNotFound())
+                return
             await self.resume_stream(session, last_event_id)
             return
         try:
@@ -250,6 +250,9 @@ class LegacySessionMixin(RequestTrackingMixin):
         # Read the subscriptions again, from the store, now that the stream is in the session's
         # group: a resources/subscribe (or a DELETE) that committed after load_session() above
         # told the session group before this stream was in it. From here on nothing is missed.
+        # A session whose row this worker still owes is read from what it owes (or from its
+        # signed id): the stream does not write the row ahead of the batch (stores/pending_rows.py),
+        # which a thousand clients reconnecting at once would otherwise each do alone.
         current = await reread_session(session.wire_id)
         if current is None:
             await self.refuse(SessionNotFound())
@@ -313,7 +316,11 @@ class LegacySessionMixin(RequestTrackingMixin):
         if loop.time() - self._last_touch < interval:
             return
         self._last_touch = loop.time()
-        if not await get_session_store().touch(self.session.id):
+        # The stream opened without writing the session's row (handle_get); the first touch
+        # writes it if the batch has not yet, as a new row is a touch.
+        store = get_session_store()
+        alive = await (store.touch(self.session.id) if self.session.state.stored else self.session.persist())
+        if not alive:
             await self.end_sse()
 
 

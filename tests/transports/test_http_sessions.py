@@ -17,6 +17,10 @@ import pytest
 from channels.testing import ApplicationCommunicator, HttpCommunicator
 
 from django_mcp.notifications import anotify_resource_updated
+from django_mcp.models import McpSession
+from django_mcp.stores import pending_rows
+from django_mcp.stores.session_ids import key_of
+from django_mcp.stores.sessions import get_session_store
 from django_mcp.transports import http_sessions
 from django_mcp.transports.http import McpHttpConsumer
 from django_mcp.transports.session_cache import session_cache
@@ -32,6 +36,18 @@ URI = "memo://notes/1"  # a resource of test_session_limits.build_site()
 @pytest.fixture
 def app():
     return McpHttpConsumer.as_asgi(site=build_site())
+
+
+async def open_stored_session(app) -> list[tuple[bytes, bytes]]:
+    """
+    A session with its row written: the race here is with the stream's group joins. (Unwritten,
+    the change's request writes the row on its own thread while the GET's holds a connection
+    too, which SQLite's shared in-memory test database refuses at once, where a file database
+    waits its turn.)
+    """
+    headers = session_headers(await open_session(app))
+    await get_session_store().flush()
+    return headers
 
 
 def get_stream(app, headers: list[tuple[bytes, bytes]]) -> ApplicationCommunicator:
@@ -60,7 +76,7 @@ def meanwhile(monkeypatch, change) -> None:
 
 
 async def test_a_subscribe_while_the_stream_opens_is_not_lost(app, monkeypatch):
-    headers = session_headers(await open_session(app))
+    headers = await open_stored_session(app)
 
     async def subscribe() -> None:
         answer = await post(app, {"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
@@ -82,7 +98,7 @@ async def test_a_subscribe_while_the_stream_opens_is_not_lost(app, monkeypatch):
 
 
 async def test_a_delete_while_the_stream_opens_does_not_leave_it_open(app, monkeypatch):
-    headers = session_headers(await open_session(app))
+    headers = await open_stored_session(app)
 
     async def delete() -> None:
         communicator = HttpCommunicator(app, "DELETE", "/mcp", b"", [*BASE_HEADERS, *headers])
@@ -94,3 +110,26 @@ async def test_a_delete_while_the_stream_opens_does_not_leave_it_open(app, monke
     start = await stream.receive_output(3)
     assert start["status"] == 404
     await stream.wait(3)
+
+
+async def test_a_stream_opened_before_its_sessions_row_writes_it_at_its_first_touch(app, settings, monkeypatch):
+    # A GET stream opens on a session this worker has not written yet (the batch writes rows a
+    # second after they open): the stream neither writes the row itself nor ends when the row is
+    # still missing at its first keep-alive touch, which writes it instead.
+    monkeypatch.setattr(pending_rows, "WRITE_DELAY", 3600.0)  # the batch writer never gets to it
+    settings.DJANGO_MCP = {**getattr(settings, "DJANGO_MCP", {}), "SSE_KEEPALIVE_SECONDS": 0.2,
+                           "SESSION_IDLE_TIMEOUT_SECONDS": 2}
+    headers = session_headers(await open_session(app))
+    key = key_of(dict(headers)[b"mcp-session-id"].decode())
+    stream = get_stream(app, headers)
+    await stream.send_input({"type": "http.request", "body": b""})
+    try:
+        assert (await stream.receive_output(3))["status"] == 200
+        assert (await stream.receive_output(3))["body"].startswith(b":")
+        assert not await McpSession.objects.filter(pk=key).aexists(), "the stream wrote the row as it opened"
+        await asyncio.sleep(1.0)  # past the first touch (every idle timeout / 4 = 0.5 s)
+        assert await McpSession.objects.filter(pk=key, ended=False).aexists(), "the first touch did not write the row"
+        assert (await stream.receive_output(3))["body"].startswith(b":"), "the stream ended"
+    finally:
+        await stream.send_input({"type": "http.disconnect"})
+        await stream.wait(3)
