@@ -16,6 +16,8 @@ import weakref
 from typing import Any
 from urllib.parse import parse_qs
 
+from channels.layers import get_channel_layer
+
 from ..conf import mcp_settings
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidRequest, McpError, ParseError
@@ -23,14 +25,15 @@ from ..protocol.handlers.lifecycle import handshake
 from ..protocol.versions import LEGACY_VERSIONS
 from ..sites import get_default_site
 from ..stores.sessions import get_session_store, user_key
-from ..fanout import BROADCAST_GROUP, SSE_SEND, publish_to_session, send_to_channel, session_group
+from ..fanout import (BROADCAST_GROUP, SSE_SEND, publish_to_session, reaches_other_workers, send_to_channel,
+                      session_group)
 from . import constants, sse
 from .base import HttpStreamConsumer
 from .http import dispatcher_for
 from .http_sessions import LegacySessionMixin, refuse_duplicate_id
 from .live_sessions import LiveSession, end_session, load_live_session
 from .refusals import LimitExceeded, MethodNotAllowed, NotAcceptable, Refusal, SessionNotFound
-from .session_cache import announce_change
+from .session_cache import announce_change, session_cache
 from .session_limits import check_client_state, open_session
 from .stream_counts import count_streams
 from .requests import serve_request
@@ -71,7 +74,10 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
         channel = await self.worker_channel()
         await self.join(BROADCAST_GROUP)
         # The session exists from the moment the stream does (MCP spec 2024-11-05, basic/transports#http-with-sse); initialize fills it in.
-        # Not cached: initialize rewrites what the session is, so every worker reads it afresh.
+        # Cached at once only where this is the one worker: elsewhere an initialize served by
+        # another worker would leave this copy stale until its announcement arrived, and the
+        # client's next POST may arrive here first. (The worker that serves initialize caches
+        # what it stored.)
         try:
             self.session = LiveSession(await open_session(
                 self.scope, self.user, transport=self.transport, protocol_version=LEGACY_VERSIONS[0],
@@ -79,6 +85,8 @@ class LegacySseStreamConsumer(LegacySessionMixin, HttpStreamConsumer):
         except LimitExceeded as exc:
             await self.refuse(exc)
             return
+        if not reaches_other_workers(get_channel_layer()):
+            session_cache.put(self.session.state)
         local_streams[self.session.id] = self
         self.session_stream = True
         await self.join(session_group(self.session.id))
@@ -215,4 +223,10 @@ class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
         await get_session_store().update(session.id, protocol_version=done.protocol_version,
                                          client_capabilities=done.client_capabilities, client_info=done.client_info)
         await announce_change(session.id)
+        # This worker's copy (shared with the stream, when it is held here) becomes what was just
+        # stored, so the session's next POST here needs no read; other workers forget theirs.
+        state = session.state
+        state.protocol_version, state.client_capabilities, state.client_info = (
+            done.protocol_version, done.client_capabilities, done.client_info)
+        session_cache.put(state)
         await self.stream_message(jsonrpc.result_response(message["id"], done.result))

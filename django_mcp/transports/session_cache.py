@@ -45,6 +45,10 @@ class SessionCache:
         self.entries: OrderedDict[str, tuple[float, SessionState]] = OrderedDict()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.tasks: list[asyncio.Task[Any]] = []
+        # The channel this worker hears announcements on; its own come back on it, and are
+        # skipped: announce_change() has forgotten locally already, and what the worker put in
+        # its cache after announcing (an HTTP+SSE session just initialized) is newer.
+        self.channel: str | None = None
 
     def enabled(self) -> bool:
         return mcp_settings.SESSION_CACHE_SECONDS > 0 and get_channel_layer() is not None
@@ -80,6 +84,13 @@ class SessionCache:
         while len(self.entries) > mcp_settings.SESSION_CACHE_SIZE:
             self.entries.popitem(last=False)
 
+    def own_channel(self) -> str | None:
+        """The channel this worker's listener hears announcements on, on the running loop; None before it listens."""
+        try:
+            return self.channel if self.loop is asyncio.get_running_loop() else None
+        except RuntimeError:
+            return None
+
     def forget(self, session_id: str) -> None:
         self.entries.pop(key_of(session_id), None)
 
@@ -95,14 +106,14 @@ class SessionCache:
         for task in self.tasks:
             task.cancel()
         self.clear()
-        self.loop = loop
+        self.loop, self.channel = loop, None
         self.tasks = [loop.create_task(self.listen())]
 
     async def listen(self) -> None:
         layer = get_channel_layer()
         if layer is None:
             return
-        channel = await layer.new_channel()
+        channel = self.channel = await layer.new_channel()
         rejoin = asyncio.get_running_loop().create_task(self.keep_joined(layer, channel))
         self.tasks.append(rejoin)
         await rejoin_once(layer, channel)
@@ -127,6 +138,8 @@ class SessionCache:
                     await asyncio.sleep(1.0)
                 continue
             if event.get("type") == SESSION_CHANGED:
+                if event.get("from") == channel:
+                    continue  # this worker's own (see ``channel``)
                 # "sessions" from a batch; "session" alone from workers of earlier releases.
                 for session_id in event.get("sessions") or [event.get("session", "")]:
                     self.forget(session_id)
@@ -203,7 +216,11 @@ class ChangeAnnouncer:
                 batch, self.waiting = self.waiting[:self.BATCH_SIZE], self.waiting[self.BATCH_SIZE:]
                 sessions = list(dict.fromkeys(session_id for session_id, _ in batch))
                 try:
-                    await layer_call(layer.group_send, SESSIONS_GROUP, {"type": SESSION_CHANGED, "sessions": sessions})
+                    announcement = {"type": SESSION_CHANGED, "sessions": sessions}
+                    origin = session_cache.own_channel()
+                    if origin is not None:
+                        announcement["from"] = origin
+                    await layer_call(layer.group_send, SESSIONS_GROUP, announcement)
                 except Exception as exc:
                     for _, sent in batch:
                         if not sent.done():

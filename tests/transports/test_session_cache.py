@@ -94,6 +94,42 @@ async def test_an_announcement_makes_every_worker_forget(cache, monkeypatch):
     assert cache.entries == {}
 
 
+async def test_a_workers_own_announcement_leaves_what_it_cached_since(cache, monkeypatch):
+    # An HTTP+SSE initialize announces its change, then caches what it stored: its own
+    # announcement, coming back through the group, must not make it forget that copy. Another
+    # worker's still does.
+    monkeypatch.setattr(module, "session_cache", cache)
+    from channels.layers import get_channel_layer
+
+    class RecordingLayer:
+        def __init__(self) -> None:
+            self.sent: list[dict] = []
+
+        async def group_send(self, group: str, message: dict) -> None:
+            self.sent.append(message)
+
+    await cache.get("s1", Store("s1").get)
+    for _ in range(100):
+        if cache.own_channel() is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert cache.own_channel() is not None, "the listener never started"
+    await asyncio.sleep(0.05)  # its group join
+    recording = RecordingLayer()
+    await module.ChangeAnnouncer().announce(recording, "s1")
+    assert recording.sent == [{"type": SESSION_CHANGED, "sessions": ["s1"], "from": cache.own_channel()}]
+    cache.put(state("s1"))  # what the worker stored after announcing
+    await get_channel_layer().group_send(SESSIONS_GROUP, recording.sent[0])  # its announcement comes back
+    await asyncio.sleep(0.2)
+    assert list(cache.entries) == ["s1"], "the worker's own announcement made it forget"
+    await get_channel_layer().group_send(SESSIONS_GROUP, {**recording.sent[0], "from": "another-worker"})
+    for _ in range(100):
+        if not cache.entries:
+            break
+        await asyncio.sleep(0.01)
+    assert cache.entries == {}, "another worker's announcement was skipped too"
+
+
 @pytest.mark.parametrize("override", [{"SESSION_CACHE_SECONDS": 0}])
 async def test_no_caching_when_switched_off(settings, override):
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, **override}
