@@ -1,5 +1,5 @@
 """
-A small asyncio HTTP/1.1 + SSE client for ``benchmarks/delivery.py``: one request per connection,
+A small asyncio HTTP/1.1 + SSE client for ``benchmarks/delivery.py`` and ``benchmarks/burst.py``: one request per connection,
 an ``asyncio.Protocol`` per exchange so a hundred open ``text/event-stream`` responses cost one
 object each and no task. Every SSE message is stamped with ``time.perf_counter()`` taken the moment
 its bytes reached ``data_received``, before any parsing. Handles ``Content-Length``, chunked and
@@ -43,6 +43,7 @@ class Exchange(asyncio.Protocol):
         self._sse = False
         self._lines = b""
         self._data: list[bytes] = []
+        self._event_name = b""
 
     @property
     def content_type(self) -> str:
@@ -125,8 +126,13 @@ class Exchange(asyncio.Protocol):
             line, self._lines = self._lines[:end].rstrip(b"\r"), self._lines[end + 1:]
             if not line:
                 if self._data:
-                    message = json.loads(b"\n".join(self._data))
-                    self._data = []
+                    data = b"\n".join(self._data)
+                    # An event named other than "message" (HTTP+SSE's "endpoint") carries text, not JSON.
+                    if self._event_name in (b"", b"message"):
+                        message = json.loads(data)
+                    else:
+                        message = {"event": self._event_name.decode(), "data": data.decode()}
+                    self._data, self._event_name = [], b""
                     self.messages.append((now, message))
                     if self.on_message is not None:
                         self.on_message(now, message)
@@ -134,7 +140,9 @@ class Exchange(asyncio.Protocol):
             elif line.startswith(b"data:"):
                 value = line[5:]
                 self._data.append(value[1:] if value.startswith(b" ") else value)
-            # comments (keep-alives), "id:", "event:" and "retry:" lines are not needed here
+            elif line.startswith(b"event:"):
+                self._event_name = line[6:].strip()
+            # comments (keep-alives), "id:" and "retry:" lines are not needed here
 
     def _finish(self) -> None:
         if not self.done.done():
@@ -164,15 +172,15 @@ class Exchange(asyncio.Protocol):
 
 async def open_exchange(host: str, port: int, method: str, message: Any = None,
                         headers: Mapping[str, str] | None = None, *, on_message: OnMessage | None = None,
-                        timeout: float = TIMEOUT) -> Exchange:
-    """Connect, send one request to ``/mcp`` and return once the response head has arrived."""
+                        timeout: float = TIMEOUT, path: str = "/mcp") -> Exchange:
+    """Connect, send one request to ``path`` and return once the response head has arrived."""
     loop = asyncio.get_running_loop()
     body = b"" if message is None else json.dumps(message).encode()
     fields = {"Host": f"{host}:{port}", "Content-Length": str(len(body))}
     if method == "POST":
         fields.update({"Content-Type": JSON, "Accept": f"{JSON}, {SSE}"})
     fields.update(headers or {})
-    request = "".join([f"{method} /mcp HTTP/1.1\r\n", *(f"{k}: {v}\r\n" for k, v in fields.items()), "\r\n"])
+    request = "".join([f"{method} {path} HTTP/1.1\r\n", *(f"{k}: {v}\r\n" for k, v in fields.items()), "\r\n"])
     _, exchange = await asyncio.wait_for(
         loop.create_connection(lambda: Exchange(on_message), host, port), timeout)
     try:
@@ -195,9 +203,9 @@ class Reply(NamedTuple):
 
 
 async def call(host: str, port: int, method: str, message: Any = None, headers: Mapping[str, str] | None = None,
-               *, timeout: float = TIMEOUT) -> Reply:
+               *, timeout: float = TIMEOUT, path: str = "/mcp") -> Reply:
     """One complete request/response; a JSON-RPC answer delivered over SSE is picked out by id."""
-    exchange = await open_exchange(host, port, method, message, headers, timeout=timeout)
+    exchange = await open_exchange(host, port, method, message, headers, timeout=timeout, path=path)
     try:
         await asyncio.wait_for(asyncio.shield(exchange.done), timeout)
     finally:

@@ -15,9 +15,14 @@ It answers just what ``delivery.py``'s listeners and triggers send, with the fra
   ``notifications/subscriptions/acknowledged`` and is held open;
 - ``POST tools/call`` (any tool): queues one ``notifications/tools/list_changed`` on every open
   stream, then answers a JSON result with ``isError: false``;
-- ``DELETE``: 200.
+- ``DELETE``: 200;
+- ``GET /sse`` (2024-11-05 HTTP+SSE, for ``benchmarks/burst.py``): a stream whose first event,
+  ``endpoint``, names ``/messages/?session_id=<hex>``; ``POST`` there answers 202 and sends the
+  ``initialize`` result on that stream, as django_mcp does; an unknown session gets 404.
 
-Every stream pre-encodes its own event (the modern one carries its subscription id in ``_meta``,
+A stream's first bytes go out with its head (a comment where django_mcp sends its first keep-alive):
+daphne writes the response head only with the first body bytes, so a stream without them would
+never look open. Every stream pre-encodes its own event (the modern one carries its subscription id in ``_meta``,
 as django_mcp's does), so a push is a queue put per stream and one ``send`` by each stream's own
 coroutine: an in-process fan-out with nothing left to save.
 """
@@ -36,6 +41,8 @@ SSE_HEADERS = [(b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-
 JSON_HEADERS = [(b"content-type", b"application/json")]
 
 _streams: set[asyncio.Queue[bool]] = set()
+# HTTP+SSE session id → what its POSTs answer on its stream
+_sse_sessions: dict[str, asyncio.Queue[bytes]] = {}
 
 
 def _event(message: dict[str, Any]) -> bytes:
@@ -85,12 +92,59 @@ async def _hold(receive: Any, send: Any, first: bytes, push: bytes) -> None:
         watcher.cancel()
 
 
+async def _sse_stream(receive: Any, send: Any) -> None:
+    """``GET /sse``: the endpoint event, then whatever the session's POSTs answer, until the client goes away."""
+    session_id = uuid.uuid4().hex
+    answers: asyncio.Queue[bytes] = asyncio.Queue()
+    _sse_sessions[session_id] = answers
+    endpoint = f"event: endpoint\ndata: /messages/?session_id={session_id}\n\n".encode()
+
+    async def watch() -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        answers.put_nowait(b"")
+
+    await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+    await send({"type": "http.response.body", "body": endpoint, "more_body": True})
+    watcher = asyncio.create_task(watch())
+    try:
+        while answer := await answers.get():
+            await send({"type": "http.response.body", "body": answer, "more_body": True})
+    except OSError:
+        pass
+    finally:
+        _sse_sessions.pop(session_id, None)
+        watcher.cancel()
+
+
+async def _sse_message(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """``POST /messages/?session_id=…``: 202, and an ``initialize`` answered on the session's stream."""
+    session_id = scope.get("query_string", b"").decode().partition("session_id=")[2]
+    message = json.loads(await _body(receive) or b"{}")
+    answers = _sse_sessions.get(session_id)
+    if answers is None:
+        await _answer(send, 404)
+        return
+    await _answer(send, 202)
+    if message.get("method") == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {},
+                  "serverInfo": {"name": "delivery-floor", "version": "1.0"}}
+        answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        answers.put_nowait(b"event: message\n" + _event(answer))
+
+
 async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["type"] != "http":
         return
     method = scope["method"]
+    if scope["path"].startswith("/sse"):
+        await _sse_stream(receive, send)
+        return
+    if scope["path"].startswith("/messages"):
+        await _sse_message(scope, receive, send)
+        return
     if method == "GET":  # a legacy session's stream (django_mcp checks the session; a floor need not)
-        await _hold(receive, send, b"", _event({"jsonrpc": "2.0", "method": LIST_CHANGED}))
+        await _hold(receive, send, b": open\n\n", _event({"jsonrpc": "2.0", "method": LIST_CHANGED}))
         return
     if method == "DELETE":
         await _answer(send, 200)

@@ -27,8 +27,31 @@ class Workers:
                 f"worker B: {self.b.url} log {self.b.log_path}")
 
 
+# The listen backlog the deployment guide recommends (docs/howto/deployment.md): a restart's
+# clients reconnect at once, and a connection the kernel's accept queue has no room for waits for a
+# SYN retransmission (1 s, then 3, 7, 15 …). Twisted's default is 50; the kernel caps any value at
+# net.core.somaxconn (4096 on current kernels).
+BACKLOG = 4096
+
+
+class DaphneServer(LiveServer):
+    """A :class:`~tests.live.LiveServer` listening with a backlog of ``BACKLOG`` (daphne's endpoint syntax) and no access log."""
+
+    backlog = BACKLOG
+
+    def command(self) -> list[str]:
+        endpoint = f"tcp:port={self.port}:interface={self.host}:backlog={self.backlog}"
+        return [sys.executable, "-m", "daphne", "-v", "0", "-e", endpoint, *self.args, self.app]
+
+    @property
+    def _quiet(self) -> bool:
+        return True  # -v 0: daphne does not log that it listens
+
+
 class UvicornServer(LiveServer):
     """A :class:`~tests.live.LiveServer` served by uvicorn instead of daphne (uvloop and httptools when installed)."""
+
+    backlog = BACKLOG
 
     def command(self) -> list[str]:
         import importlib.util
@@ -36,7 +59,7 @@ class UvicornServer(LiveServer):
         speedups = [*(["--loop", "uvloop"] if importlib.util.find_spec("uvloop") else []),
                     *(["--http", "httptools"] if importlib.util.find_spec("httptools") else [])]
         # A backlog as deep as daphne's is shallow (50): opening thousands of streams at once overflows it.
-        return [sys.executable, "-m", "uvicorn", "--host", self.host, "--port", str(self.port), "--backlog", "4096",
+        return [sys.executable, "-m", "uvicorn", "--host", self.host, "--port", str(self.port), "--backlog", str(self.backlog),
                 "--no-access-log", "--timeout-keep-alive", "3600", *speedups, *self.args, self.app]
 
     def _listening_logged(self) -> bool:
