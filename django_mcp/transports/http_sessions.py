@@ -312,15 +312,26 @@ class LegacySessionMixin(RequestTrackingMixin):
         if not self.session_stream or self.session is None:
             return
         loop = asyncio.get_running_loop()
+        if not self.session.state.stored:
+            # The stream opened without writing the session's row (handle_get): the batch of the
+            # worker that opened it has written it by the first keep-alive, unless that worker
+            # stopped first. Then write it here, long before its signed id stops standing for it
+            # alone (SIGNED_ONLY_SECONDS); a new row is a touch.
+            self._last_touch = loop.time()
+            if not await self.session.persist():
+                await self.end_sse()
+            return
+        if not self._last_touch:
+            # The stream's opening wrote or read the row (a read touches a row a minute old): the
+            # clock starts at the first keep-alive, instead of a write per stream then, thousands
+            # at once after a restart's reconnections.
+            self._last_touch = loop.time()
+            return
         interval = min(3600.0, mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS / 4)
         if loop.time() - self._last_touch < interval:
             return
         self._last_touch = loop.time()
-        # The stream opened without writing the session's row (handle_get); the first touch
-        # writes it if the batch has not yet, as a new row is a touch.
-        store = get_session_store()
-        alive = await (store.touch(self.session.id) if self.session.state.stored else self.session.persist())
-        if not alive:
+        if not await get_session_store().touch(self.session.id):
             await self.end_sse()
 
 

@@ -112,13 +112,14 @@ async def test_a_delete_while_the_stream_opens_does_not_leave_it_open(app, monke
     await stream.wait(3)
 
 
-async def test_a_stream_opened_before_its_sessions_row_writes_it_at_its_first_touch(app, settings, monkeypatch):
+async def test_a_stream_opened_before_its_sessions_row_writes_it_at_its_first_keepalive(app, settings, monkeypatch):
     # A GET stream opens on a session this worker has not written yet (the batch writes rows a
     # second after they open): the stream neither writes the row itself nor ends when the row is
-    # still missing at its first keep-alive touch, which writes it instead.
+    # still missing at its first keep-alive, which writes it instead (as when the worker that
+    # opened the session stopped before its batch), whatever the touch interval.
     monkeypatch.setattr(pending_rows, "WRITE_DELAY", 3600.0)  # the batch writer never gets to it
     settings.DJANGO_MCP = {**getattr(settings, "DJANGO_MCP", {}), "SSE_KEEPALIVE_SECONDS": 0.2,
-                           "SESSION_IDLE_TIMEOUT_SECONDS": 2}
+                           "SESSION_IDLE_TIMEOUT_SECONDS": 3600}
     headers = session_headers(await open_session(app))
     key = key_of(dict(headers)[b"mcp-session-id"].decode())
     stream = get_stream(app, headers)
@@ -127,9 +128,37 @@ async def test_a_stream_opened_before_its_sessions_row_writes_it_at_its_first_to
         assert (await stream.receive_output(3))["status"] == 200
         assert (await stream.receive_output(3))["body"].startswith(b":")
         assert not await McpSession.objects.filter(pk=key).aexists(), "the stream wrote the row as it opened"
-        await asyncio.sleep(1.0)  # past the first touch (every idle timeout / 4 = 0.5 s)
-        assert await McpSession.objects.filter(pk=key, ended=False).aexists(), "the first touch did not write the row"
+        await asyncio.sleep(1.0)  # past the first keep-alives (0.2 s apart)
+        assert await McpSession.objects.filter(pk=key, ended=False).aexists(), "the keep-alive did not write the row"
         assert (await stream.receive_output(3))["body"].startswith(b":"), "the stream ended"
+    finally:
+        await stream.send_input({"type": "http.disconnect"})
+        await stream.wait(3)
+
+
+async def test_a_stream_touches_its_session_only_once_the_touch_interval_has_passed(app, settings, monkeypatch):
+    # Opening the stream wrote or read the row: touching it again at the first keep-alive would
+    # be a write per stream, thousands at once when a restarted worker's clients come back.
+    settings.DJANGO_MCP = {**getattr(settings, "DJANGO_MCP", {}), "SSE_KEEPALIVE_SECONDS": 0.2,
+                           "SESSION_IDLE_TIMEOUT_SECONDS": 4}  # a touch every second
+    headers = await open_stored_session(app)
+    touches: list[str] = []
+    store = get_session_store()
+    touch = store.touch
+
+    async def counting_touch(session_id: str) -> bool:
+        touches.append(session_id)
+        return await touch(session_id)
+
+    monkeypatch.setattr(store, "touch", counting_touch)
+    stream = get_stream(app, headers)
+    await stream.send_input({"type": "http.request", "body": b""})
+    try:
+        assert (await stream.receive_output(3))["status"] == 200
+        await asyncio.sleep(0.7)  # a few keep-alives, less than the touch interval
+        assert touches == [], "touched at the first keep-alive"
+        await asyncio.sleep(1.0)
+        assert len(touches) == 1, "not touched once the interval passed"
     finally:
         await stream.send_input({"type": "http.disconnect"})
         await stream.wait(3)
