@@ -19,6 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SETTINGS = "example_project.settings_fleet"
 APP = "example_project.asgi:application"
 SERVERS = ("daphne", "uvicorn")
+# The listen backlog of docs/howto/deployment.md ("Reconnections after a restart"); the kernel
+# caps it at net.core.somaxconn.
+BACKLOG = 4096
 
 
 def django_env(*, secret_key: str, public_url: str, allowed_hosts: list[str], database: str, pg_host: str,
@@ -63,15 +66,21 @@ def prepare(env: Mapping[str, str], log: Path) -> None:
 
 
 def worker_command(server: str, port: int) -> list[str]:
-    """One worker on 127.0.0.1 only, trusting the proxy headers nginx sets (and nobody else can reach it)."""
+    """
+    One worker on 127.0.0.1 only, trusting the proxy headers nginx sets (and nobody else can reach
+    it), listening with the guide's backlog: when a worker restarts its clients reconnect at once.
+    """
     if server == "daphne":
-        return [sys.executable, "-m", "daphne", "-b", HOST, "-p", str(port), "--proxy-headers", APP]
+        # daphne's -b/-p take Twisted's backlog of 50; its endpoint syntax takes a deeper one.
+        endpoint = f"tcp:port={port}:interface={HOST}:backlog={BACKLOG}"
+        return [sys.executable, "-m", "daphne", "-e", endpoint, "--proxy-headers", APP]
     if server == "uvicorn":
         # Channels applications do not speak ASGI lifespan; --forwarded-allow-ips names nginx. Idle
         # connections stay open longer than nginx keeps them (keepalive_timeout, 60 s): uvicorn's
         # own 5 s would close connections nginx is about to reuse, failing the POST sent on one.
-        return [sys.executable, "-m", "uvicorn", "--host", HOST, "--port", str(port), "--proxy-headers",
-                "--forwarded-allow-ips", HOST, "--timeout-keep-alive", "75", "--lifespan", "off", APP]
+        return [sys.executable, "-m", "uvicorn", "--host", HOST, "--port", str(port), "--backlog", str(BACKLOG),
+                "--proxy-headers", "--forwarded-allow-ips", HOST, "--timeout-keep-alive", "75", "--lifespan", "off",
+                APP]
     raise FleetError(f"unknown server {server!r}; choose one of {', '.join(SERVERS)}")
 
 

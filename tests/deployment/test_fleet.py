@@ -14,9 +14,12 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shutil
+import subprocess
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -292,3 +295,19 @@ def test_health_checks_through_nginx(fleet: Fleet) -> None:
     alive_line, ready_line, metrics_line = logged(fleet, user_agent, 3)
     assert {worker_of(alive_line), worker_of(ready_line)} == set(fleet.workers)
     assert upstream_addresses(metrics_line) == []  # refused by nginx itself
+
+
+def test_the_workers_listen_with_the_guides_backlog(fleet: Fleet) -> None:
+    """
+    docs/howto/deployment.md ("Reconnections after a restart"): each worker's listening socket has
+    room for 4096 waiting connections, not Twisted's 50, as the kernel itself reports it (``ss``:
+    a listening socket's Send-Q is its backlog, capped at net.core.somaxconn).
+    """
+    if shutil.which("ss") is None:
+        pytest.skip("needs ss (iproute2) to read a listening socket's backlog")
+    somaxconn = int(Path("/proc/sys/net/core/somaxconn").read_text())
+    for worker in fleet.workers:
+        port = worker.rsplit(":", 1)[1]
+        listing = subprocess.run(["ss", "-ltnH", f"sport = :{port}"], capture_output=True, text=True, check=True).stdout
+        backlogs = {int(line.split()[2]) for line in listing.splitlines() if line.startswith("LISTEN")}
+        assert backlogs == {min(4096, somaxconn)}, (worker, listing)
