@@ -25,6 +25,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -74,12 +75,21 @@ class ProjectServer(LiveServer):
 
 def run(words: list[str], cwd: Path, *, stdin: str | None = None, env: dict[str, str] | None = None,
         timeout: float = 120, status: int = 0) -> str:
-    """Run a command of the docs; its stdout (stderr in the failure message when it fails)."""
-    result = subprocess.run(words, cwd=cwd, input=stdin, capture_output=True, text=True, timeout=timeout,
-                            env=server_env({"DJANGO_SETTINGS_MODULE": "mysite.settings", **(env or {})}))
+    """
+    Run a command of the docs; its stdout (stderr in the failure message when it fails). Its
+    stdout goes to a file, not a pipe: Node writes to a pipe asynchronously, and the Inspector
+    CLI's ``process.exit(5)`` after a tool's isError answer lost what it had printed when the
+    machine was busy; to a file Node writes synchronously.
+    """
+    with tempfile.TemporaryFile(mode="w+") as out:
+        result = subprocess.run(words, cwd=cwd, input=stdin, stdout=out, stderr=subprocess.PIPE, text=True,
+                                timeout=timeout,
+                                env=server_env({"DJANGO_SETTINGS_MODULE": "mysite.settings", **(env or {})}))
+        out.seek(0)
+        stdout = out.read()
     assert result.returncode == status, \
-        f"$ {shlex.join(words)}\nexit {result.returncode}\n{result.stdout}{result.stderr}"
-    return result.stdout
+        f"$ {shlex.join(words)}\nexit {result.returncode}\n{stdout}{result.stderr}"
+    return stdout
 
 
 def compare(command: Command, actual: str, substitute: Callable[[str], str]) -> None:
