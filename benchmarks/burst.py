@@ -79,7 +79,8 @@ CLIENT_INFO = {"name": "burst-benchmark", "version": "1.0"}
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--clients", default="1000", help="comma-separated client counts, e.g. 1000,5000 (default 1000)")
+    parser.add_argument("--clients", default="1000",
+                        help="comma-separated client counts, e.g. 1000,5000 (default 1000)")
     parser.add_argument("--eras", default=",".join(ERAS), help="streamable, sse or both (default both)")
     parser.add_argument("--servers", default=",".join(SERVERS), help="daphne, uvicorn or both (default both)")
     parser.add_argument("--runs", type=int, default=2, help="bursts per count, era and target, interleaved (default 2)")
@@ -281,7 +282,8 @@ async def main_async(args: argparse.Namespace, env: dict[str, str]) -> list[str]
     table: list[str] = []
     for kind in args.servers:
         with servers_of(kind, env, args.backlog) as (floor, worker_a):
-            print(f"\n{kind}: floor {floor.url}, django_mcp worker A {worker_a.url} (backlog {args.backlog})", flush=True)
+            print(f"\n{kind}: floor {floor.url}, django_mcp worker A {worker_a.url} (backlog {args.backlog})",
+                  flush=True)
             results = []
             for count in args.counts:
                 for era in args.eras:

@@ -1,7 +1,7 @@
 """
-A small asyncio HTTP/1.1 + SSE client for ``benchmarks/delivery.py`` and ``benchmarks/burst.py``: one request per connection,
-an ``asyncio.Protocol`` per exchange so a hundred open ``text/event-stream`` responses cost one
-object each and no task. Every SSE message is stamped with ``time.perf_counter()`` taken the moment
+A small asyncio HTTP/1.1 + SSE client for ``benchmarks/delivery.py`` and ``benchmarks/burst.py``: one
+request per connection, an ``asyncio.Protocol`` per exchange so a hundred open ``text/event-stream``
+responses cost one object each and no task. Every SSE message is stamped with ``time.perf_counter()`` taken the moment
 its bytes reached ``data_received``, before any parsing. Handles ``Content-Length``, chunked and
 read-until-close bodies; every wait (connect, head, body, message) has a deadline.
 """

@@ -35,7 +35,7 @@ BACKLOG = 4096
 
 
 class DaphneServer(LiveServer):
-    """A :class:`~tests.live.LiveServer` listening with a backlog of ``BACKLOG`` (daphne's endpoint syntax) and no access log."""
+    """A :class:`~tests.live.LiveServer` with a backlog of ``BACKLOG`` (daphne's endpoint syntax) and no access log."""
 
     backlog = BACKLOG
 
@@ -59,8 +59,9 @@ class UvicornServer(LiveServer):
         speedups = [*(["--loop", "uvloop"] if importlib.util.find_spec("uvloop") else []),
                     *(["--http", "httptools"] if importlib.util.find_spec("httptools") else [])]
         # A backlog as deep as daphne's is shallow (50): opening thousands of streams at once overflows it.
-        return [sys.executable, "-m", "uvicorn", "--host", self.host, "--port", str(self.port), "--backlog", str(self.backlog),
-                "--no-access-log", "--timeout-keep-alive", "3600", *speedups, *self.args, self.app]
+        return [sys.executable, "-m", "uvicorn", "--host", self.host, "--port", str(self.port),
+                "--backlog", str(self.backlog), "--no-access-log", "--timeout-keep-alive", "3600", *speedups,
+                *self.args, self.app]
 
     def _listening_logged(self) -> bool:
         assert self.log_path is not None
