@@ -56,9 +56,8 @@ import statistics
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make `benchmarks` and `tests` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -166,7 +165,6 @@ class Burst:
     failures: collections.Counter[str]
     overflows: int
     cpu: float  # the server's CPU seconds over the burst
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
