@@ -183,7 +183,13 @@ class DatabaseSessionStore(BaseSessionStore):
         # A row the writer has taken but not yet committed is neither owed nor in the table: wait
         # for it, or a request right then (a GET stream opening) would find no session at all.
         await self.pending.settled(key)
+        owed_before = key in self.pending.sessions
         state = await self._in_thread(self._get)(key, session_id, None if alone else facts)
+        if state is None and owed_before and key not in self.pending.sessions:
+            # The batch writer took the row while this read ran, before its commit: read again
+            # once the write is over, or a session this worker opened would look ended.
+            await self.pending.settled(key)
+            state = await self._in_thread(self._get)(key, session_id, None if alone else facts)
         if state is ENDED:
             # A tombstone: another worker ended it before this one wrote its row; it never will.
             self.pending.take(key)

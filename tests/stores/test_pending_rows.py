@@ -17,7 +17,7 @@ from asgiref.sync import sync_to_async
 from django.utils import timezone
 
 from django_mcp.models import McpSession
-from django_mcp.stores import database_sessions, pending_rows, session_ids, sessions
+from django_mcp.stores import database_sessions, pending_rows, session_ids, session_sql, sessions
 from django_mcp.stores.database_sessions import DatabaseSessionStore
 from django_mcp.stores.sessions import SessionState, new_session_id
 
@@ -66,6 +66,30 @@ async def test_alone_a_signed_id_without_a_row_is_not_taken_for_a_session():
     """After a restart, say: what the process did not write, it does not remember either."""
     wire_id = session_ids.sign(new_session_id(), issued_at=int(time.time()), **FIELDS)
     assert await DatabaseSessionStore().get(wire_id) is None
+
+
+async def test_alone_a_read_the_batch_writer_overtakes_finds_the_written_row(monkeypatch):
+    """
+    The writer takes a session's row (no longer owed) while a read of it is on its way, and
+    commits it after the read found nothing: the read must not take the session for ended (a
+    GET stream opening right then was refused 404 in the tutorial's test).
+    """
+    store = DatabaseSessionStore()
+    session = await store.create(**FIELDS)
+    read = store._get
+    overtaken: list[bool] = []
+
+    def read_then_be_overtaken(key, wire_id, facts):
+        state = read(key, wire_id, facts)
+        if not overtaken:  # once: what the writer does meanwhile, on its own
+            overtaken.append(True)
+            session_sql.write_batch(McpSession, [store.pending.take(key)])
+        return state
+
+    monkeypatch.setattr(store, "_get", read_then_be_overtaken)
+    found = await store.get(session.wire_id)
+    assert overtaken, "the read was never overtaken: the test proves nothing"
+    assert found is not None and found.id == session.id
 
 
 async def test_another_worker_serves_a_session_from_its_signed_id_before_the_row(many_workers):
