@@ -112,6 +112,7 @@ class Client:
     stream: Exchange | None = None
     session_id: str | None = None
     seconds: float = 0.0
+    finished_at: float = 0.0
 
 
 async def open_streamable(host: str, port: int, client: Client, timeout: float) -> None:
@@ -157,6 +158,7 @@ OPENERS = {"streamable": open_streamable, "sse": open_http_sse}
 
 @dataclass
 class Burst:
+    """What one burst against one target came to."""
     target: str
     era: str
     clients: int
@@ -183,7 +185,8 @@ async def burst(server: LiveServer, era: str, count: int, args: argparse.Namespa
             if client.stream is not None:
                 client.stream.close()
             raise
-        client.seconds = time.perf_counter() - began
+        client.finished_at = time.perf_counter()
+        client.seconds = client.finished_at - began
 
     overflows, cpu = listen_overflows(), cpu_seconds(server.pid)
     started = time.perf_counter()
@@ -198,8 +201,9 @@ async def burst(server: LiveServer, era: str, count: int, args: argparse.Namespa
             failures["not done by the deadline"] += 1
         elif task.exception() is not None:
             failures[failure_reason(task.exception())] += 1  # type: ignore[arg-type]
-    done = [client.seconds for client, task in zip(clients, tasks) if task in finished and task.exception() is None]
-    seconds = max(done, default=0.0) if not pending else args.deadline
+    ok = [client for client, task in zip(clients, tasks) if task in finished and task.exception() is None]
+    done = [client.seconds for client in ok]
+    seconds = max((client.finished_at - started for client in ok), default=0.0) if not pending else args.deadline
     result = Burst(target, era, count, seconds, done, failures, listen_overflows() - overflows,
                    cpu_seconds(server.pid) - cpu)
     await close(server, clients, era)
