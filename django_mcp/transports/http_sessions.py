@@ -309,15 +309,6 @@ class LegacySessionMixin(RequestTrackingMixin):
         if not self.session_stream or self.session is None:
             return
         loop = asyncio.get_running_loop()
-        if not self.session.state.stored:
-            # The stream opened without writing the session's row (handle_get): the batch of the
-            # worker that opened it has written it by the first keep-alive, unless that worker
-            # stopped first. Then write it here, long before its signed id stops standing for it
-            # alone (SIGNED_ONLY_SECONDS); a new row is a touch.
-            self._last_touch = loop.time()
-            if not await self.session.persist():
-                await self.end_sse()
-            return
         if not self._last_touch:
             # The stream's opening wrote or read the row (a read touches a row a minute old): the
             # clock starts at the first keep-alive, instead of a write per stream then, thousands
