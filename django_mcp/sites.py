@@ -330,9 +330,14 @@ def site_named(name: str) -> McpSite | None:
 
 
 def all_sites() -> list[McpSite]:
-    """The default site and every other site made in this process (for system checks)."""
+    """
+    The default site and every other site made in this process (for system checks and contracts),
+    one per name: a site made later under the default's name (``McpSite()`` in a test, say) does
+    not stand in for the default, whose name is the one clients and tasks resolve.
+    """
     default = get_default_site()
-    return [default, *(found for found in list(_sites_by_name.values()) if found is not default)]
+    others = [found for found in list(_sites_by_name.values()) if found is not default and found.name != default.name]
+    return [default, *others]
 
 
 def get_default_site() -> McpSite:

@@ -48,6 +48,16 @@ def test_sites_are_independent():
     assert all(tool.function is not f for tool in sites.site.tools)
 
 
+def test_a_later_site_under_the_default_name_does_not_stand_in_for_the_default():
+    shadow = McpSite()  # named "default", alive while this test holds it
+    listed = sites.all_sites()
+    assert listed[0] is sites.get_default_site()
+    assert shadow not in listed
+    assert sites.site_named("default") is sites.get_default_site()
+    named = McpSite("catalogue-of-this-test")
+    assert named in sites.all_sites()
+
+
 def test_decorators_return_the_function_unchanged():
     site = McpSite()
 

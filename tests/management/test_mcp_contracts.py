@@ -36,6 +36,16 @@ def test_writes_the_snapshot_of_every_site(snapshot_file):
     assert snapshot_file.read_text().endswith("}\n")  # stable for diffs: sorted, indented, final newline
 
 
+def test_a_site_made_later_under_the_default_name_does_not_replace_the_default(snapshot_file):
+    from django_mcp.sites import McpSite
+
+    shadow = McpSite()  # a test's or a script's own site, left alive under the default's name
+    run()
+    default = json.loads(snapshot_file.read_text())["sites"]["default"]
+    assert "echo" in default["tools"]
+    del shadow
+
+
 def test_check_passes_while_nothing_changed(snapshot_file):
     run()
     assert run("--check") == f"No changes: what the sites serve matches {snapshot_file}.\n"
