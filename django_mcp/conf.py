@@ -184,6 +184,11 @@ DEFAULTS: dict[str, Any] = {
     # How often running work writes its heartbeat, in seconds. A task not heard from for three of
     # them has lost its worker: it ends failed (or, for a tool annotated idempotentHint, runs again).
     "TASK_HEARTBEAT_SECONDS": 10,
+    # How often a web worker that has made, served or followed a task looks for tasks whose worker
+    # stopped (three heartbeats silent), in seconds: it ends them failed (or queues an idempotent
+    # tool's again) and tells their listeners, so a dead task is announced within three heartbeats
+    # and one sweep. None: only a reader (tasks/get) or mcp_clearsessions notices.
+    "TASK_SWEEP_SECONDS": 10,
     # Views (the feature app django_mcp.ui, the MCP Apps extension): tools only views call
     # (visibility ["app"]) are listed and callable only for clients that declared the extension.
     # True serves them to every client, for hosts that show views without declaring it; a client
@@ -215,6 +220,7 @@ FEATURE_SETTINGS = {
     "TASK_POLL_INTERVAL_MS": "django_mcp.tasks",
     "MAX_TASKS_PER_USER": "django_mcp.tasks",
     "TASK_HEARTBEAT_SECONDS": "django_mcp.tasks",
+    "TASK_SWEEP_SECONDS": "django_mcp.tasks",
     "APP_ONLY_TOOLS_FOR_EVERY_CLIENT": "django_mcp.ui",
     "VIEW_CSP": "django_mcp.ui",
 }

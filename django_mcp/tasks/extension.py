@@ -32,6 +32,7 @@ from ..protocol.input import RESULT_MODEL_FOR_METHOD
 from . import runner, store
 from .hooks import legacy_tasks, owner_of
 from .models import McpTask
+from .sweeper import keep_sweeping
 from .wire import EXTENSION, RELATED_TASK, detailed_task, legacy_task, task_group
 
 
@@ -77,6 +78,8 @@ class TasksExtension(ProtocolExtension):
         owner = owner_of(ctx)
         visible = [task_id for task_id in dict.fromkeys(ids[:MAX_FOLLOWED])
                    if await store.visible_task(task_id, owner) is not None]
+        if visible:
+            keep_sweeping()  # the listener hears of a lost task without asking (sweeper.py)
         return {"taskIds": visible}
 
     def listen_groups(self, honoured: dict[str, Any]) -> list[str]:
@@ -97,6 +100,7 @@ async def _find(params: dict[str, Any] | None, ctx: RequestContext) -> McpTask:
     task = await store.visible_task(_task_id(params), owner_of(ctx))
     if task is None:
         raise InvalidParams("Failed to retrieve task: Task not found")
+    keep_sweeping()
     return await runner.reap_if_lost(task)
 
 

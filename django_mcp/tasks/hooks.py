@@ -36,6 +36,7 @@ from ..protocol.versions import at_least
 from ..stores.sessions import user_key
 from . import runner, store
 from .models import McpTask
+from .sweeper import keep_sweeping
 from .wire import EXTENSION, legacy_task, modern_task
 
 
@@ -133,6 +134,7 @@ class TaskHook(Hook):
         # Durable before the answer: a tasks/get right after it, on any worker, finds the task
         # (SEP-2663, "Task Creation").
         await runner.start(task)
+        keep_sweeping()
         if request.is_modern:
             return ExtensionResult({"resultType": "task", **modern_task(task)})
         return ExtensionResult({"task": legacy_task(task)})

@@ -82,7 +82,7 @@ async def start(task: McpTask) -> None:
         # whose connection nobody closes (store.py).
         enqueue = work.using(backend=mcp_settings.TASK_BACKEND).enqueue
         enqueued = await in_database_thread(enqueue, McpTask)(task.id)
-        await store.set_backend_id(task.id, str(enqueued.id))
+        await store.queued(task.id, str(enqueued.id))
         return
     running = asyncio.get_running_loop().create_task(run(task.id))
     _in_process.add(running)
@@ -298,9 +298,11 @@ async def reap_if_lost(task: McpTask) -> McpTask:
         return task
     if task.attempts < MAX_ATTEMPTS and _idempotent(task):
         if await store.lost_again(task, retry=True, message="Its worker stopped; started again"):
+            await notify(task.id)
             await start(task)
-    elif await store.lost_again(
-            task, retry=False, message="The worker running this task stopped before it finished; call the tool again"):
+    elif await store.lost_again(task, retry=False, message=(
+            "The worker running this task stopped before it finished; call the tool again" if task.started else
+            "The worker that made this task stopped before its work started; call the tool again")):
         await notify(task.id)
     return await store.get(task.id) or task
 

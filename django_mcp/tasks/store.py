@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Case, F, Value, When
 from django.utils import timezone
 
 from ..conf import mcp_settings
@@ -76,11 +76,14 @@ class Owner:
 
 def heartbeat_lost(task: McpTask) -> bool:
     """
-    Whether the task's work started but has not written its heartbeat for three
-    ``TASK_HEARTBEAT_SECONDS``: its worker is gone (a process killed mid-task; the task framework's
-    database backend leaves such work ``RUNNING`` for ever).
+    Whether the process that holds the task has not written its heartbeat for three
+    ``TASK_HEARTBEAT_SECONDS``: it is gone. The work holds a task while it runs (a process killed
+    mid-task; the task framework's database backend leaves such work ``RUNNING`` for ever), and the
+    web worker that made it, or started it again, holds it until it has handed it over — to the
+    task framework's queue (:func:`queued`, which lets go) or to its own event loop (:func:`claim`).
+    A task waiting in the queue has no heartbeat: nobody holds it, and nothing is lost.
     """
-    if task.is_terminal or task.started is None or task.heartbeat is None:
+    if task.is_terminal or task.heartbeat is None:
         return False
     beat = mcp_settings.TASK_HEARTBEAT_SECONDS or 10
     return timezone.now() - task.heartbeat >= timedelta(seconds=3 * beat)
@@ -140,7 +143,8 @@ def page(owner: Owner, offset: int, size: int) -> list[McpTask]:
 
 @in_db
 def create(**fields: Any) -> McpTask:
-    return McpTask.objects.create(**fields)
+    """The task's row, held by the web worker making it (its heartbeat) until its work is handed over."""
+    return McpTask.objects.create(heartbeat=fields.pop("heartbeat", fields.get("created") or timezone.now()), **fields)
 
 
 @in_db
@@ -225,22 +229,37 @@ def lost_again(task: McpTask, *, retry: bool, message: str) -> bool:
     rows = McpTask.objects.filter(pk=task.id, status__in=McpTask.ACTIVE, heartbeat=task.heartbeat)
     now = timezone.now()
     if retry:
-        return rows.update(started=None, heartbeat=None, status=McpTask.WORKING, input_requests={},
+        # Held by this process now (a fresh heartbeat) until it has queued the work again: should it
+        # die first, the task is found lost once more rather than waiting for its TTL.
+        return rows.update(started=None, heartbeat=now, status=McpTask.WORKING, input_requests={},
                            status_message=message, last_updated=now) > 0
     return rows.update(status=McpTask.FAILED, status_message=message, error={"code": -32603, "message": message},
                        input_requests={}, finished=now, last_updated=now) > 0
 
 
 @in_db
-def overdue() -> list[McpTask]:
-    """Active tasks whose heartbeat is overdue (``mcp_clearsessions``)."""
+def overdue(limit: int | None = None) -> list[McpTask]:
+    """Active tasks whose heartbeat is overdue, longest silent first (at most ``limit``)."""
     cutoff = timezone.now() - timedelta(seconds=3 * (mcp_settings.TASK_HEARTBEAT_SECONDS or 10))
-    return list(McpTask.objects.filter(status__in=McpTask.ACTIVE, heartbeat__lt=cutoff))
+    rows = McpTask.objects.filter(status__in=McpTask.ACTIVE, heartbeat__lt=cutoff).order_by("heartbeat")
+    return list(rows if limit is None else rows[:limit])
 
 
 @in_db
-def set_backend_id(task_id: str, backend_id: str) -> None:
-    McpTask.objects.filter(pk=task_id).update(backend_id=backend_id[:64])
+def any_active() -> bool:
+    """Whether any task, anywhere, is working or waiting for input (the sweeper stops when none is)."""
+    return McpTask.objects.filter(status__in=McpTask.ACTIVE).exists()
+
+
+@in_db
+def queued(task_id: str, backend_id: str) -> None:
+    """
+    The task's work is in the task framework's queue, under ``backend_id``: the web worker that
+    queued it lets go of it (no heartbeat) unless its work has already started (a ``db_worker``
+    quicker than this update), whose heartbeat is the work's own.
+    """
+    McpTask.objects.filter(pk=task_id).update(backend_id=backend_id[:64], heartbeat=Case(
+        When(started__isnull=True, then=Value(None)), default=F("heartbeat")))
 
 
 @in_db

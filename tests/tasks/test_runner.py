@@ -218,3 +218,12 @@ async def test_reap_lost_looks_at_every_overdue_task():
     assert await runner.reap_lost() == 2
     assert [(await fresh(task)).status for task in lost] == [McpTask.FAILED] * 2
     assert (await fresh(alive)).status == McpTask.WORKING
+
+
+async def test_reap_if_lost_fails_a_task_its_maker_never_handed_over():
+    # Made by a web worker that stopped before queuing or starting it: held (a heartbeat), never started.
+    task = await make("once", {"mark": "orphan"}, heartbeat=timezone.now() - timedelta(minutes=5))
+    reaped = await runner.reap_if_lost(task)
+    assert reaped.status == McpTask.FAILED
+    assert "before its work started" in reaped.error["message"]
+    assert "orphan" not in events

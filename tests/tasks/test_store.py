@@ -132,12 +132,46 @@ async def test_a_lost_heartbeat_is_three_beats_of_silence(settings):
     now = timezone.now()
     quiet = await make(started=now - timedelta(seconds=10), heartbeat=now - timedelta(seconds=7))
     recent = await make(started=now - timedelta(seconds=10), heartbeat=now - timedelta(seconds=5))
-    waiting = await make(heartbeat=now - timedelta(seconds=60))  # never started (queued)
+    queued = await make()  # in the task framework's queue: nobody holds it, nothing is lost
+    held = await make(heartbeat=now - timedelta(seconds=7))  # made, its maker gone before handing it over
     ended = await make(status=McpTask.COMPLETED, started=now, heartbeat=now - timedelta(seconds=60))
     assert store.heartbeat_lost(quiet)
     assert not store.heartbeat_lost(recent)
-    assert not store.heartbeat_lost(waiting)
+    assert not store.heartbeat_lost(queued)
+    assert store.heartbeat_lost(held)
     assert not store.heartbeat_lost(ended)
+
+
+async def test_a_task_is_held_by_its_maker_until_queued():
+    now = timezone.now()
+    made = await store.create(id=store.new_task_id(), tool="t", owner="anonymous", protocol_version="2026-07-28",
+                              created=now, last_updated=now)
+    assert made.heartbeat == now and made.started is None
+    await store.queued(made.id, "queue-row-1")
+    row = await fresh(made)
+    assert (row.backend_id, row.heartbeat) == ("queue-row-1", None)
+
+    # A db_worker that claimed the work before the maker's update keeps its own heartbeat.
+    raced = await store.create(id=store.new_task_id(), tool="t", owner="anonymous", protocol_version="2026-07-28",
+                               created=now, last_updated=now)
+    claimed = await store.claim(raced.id)
+    await store.queued(raced.id, "queue-row-2")
+    row = await fresh(raced)
+    assert (row.backend_id, row.heartbeat) == ("queue-row-2", claimed.heartbeat)
+
+
+async def test_overdue_lists_the_longest_silent_first_up_to_a_limit(settings):
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "TASK_HEARTBEAT_SECONDS": 1}
+    now = timezone.now()
+    newer = await make(heartbeat=now - timedelta(seconds=10))
+    older = await make(heartbeat=now - timedelta(seconds=20))
+    await make(heartbeat=now)
+    await make(status=McpTask.FAILED, heartbeat=now - timedelta(seconds=30))
+    assert [task.id for task in await store.overdue()] == [older.id, newer.id]
+    assert [task.id for task in await store.overdue(limit=1)] == [older.id]
+    assert await store.any_active()
+    await McpTask.objects.filter(status=McpTask.WORKING).aupdate(status=McpTask.COMPLETED)
+    assert not await store.any_active()
 
 
 async def test_active_count_counts_working_and_waiting_tasks_of_the_owner():

@@ -1,0 +1,15 @@
+"""
+Settings of the sweeper's live tests (``test_sweeper_live.py``): the suite's settings with MCP
+tasks on a task backend of their own, ``sweeper_live`` (the database backend, slow to enqueue in a
+worker started with ``MCP_TEST_STALL_ENQUEUE``: tests/tasks/stalling_backend.py), served only by
+that module's ``db_worker`` processes, a one-second heartbeat and a one-second sweep, so a lost
+task is announced within about four seconds.
+"""
+
+from tests.settings import *  # noqa: F403
+from tests.settings import DJANGO_MCP
+
+
+TASKS = {**globals().get("TASKS", {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}),
+         "sweeper_live": {"BACKEND": "tests.tasks.stalling_backend.StallingDatabaseBackend"}}
+DJANGO_MCP = {**DJANGO_MCP, "TASK_BACKEND": "sweeper_live", "TASK_HEARTBEAT_SECONDS": 1, "TASK_SWEEP_SECONDS": 1}
