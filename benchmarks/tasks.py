@@ -502,9 +502,9 @@ def connections_per_request(points: dict, rows: Rows, kind: str, count: int = 10
 
 PARTS_N = 200
 PARTS = (
-    ("INSERT the task row (store.create)", "row"),
-    ("enqueue: INSERT the queue row (the db backend's enqueue, in_database_thread)", "enqueue"),
-    ("UPDATE the row's backend_id (store.set_backend_id)", "backend_id"),
+    ("row + queue entry, durable creation (runner.create_and_start)", "create"),
+    ("  of which: INSERT the task row alone (store.create)", "row"),
+    ("  of which: enqueue alone (the db backend's enqueue, in_database_thread)", "enqueue"),
     ("SELECT the row by id (store.visible_task: what tasks/get reads)", "select"),
     ("the same SELECT in a fresh ThreadSensitiveContext, as inside a request", "fresh"),
     ("in-process work: runner.run() of one task (claim, call, finish)", "run"),
@@ -538,14 +538,17 @@ def parts_child(count: int) -> None:
     capabilities = {"extensions": {EXTENSION: {}}}
     owner = store.Owner("anonymous")
 
-    async def new_row() -> McpTask:
+    def fields() -> dict:
         now = timezone.now()
-        return await store.create(
+        return dict(
             id=store.new_task_id(), site="default", tool=TOOL, arguments={"seconds": 0}, owner=owner.key,
             client="", session="", username="", scopes=None, protocol_version=MODERN,
             client_capabilities=capabilities, transport="streamable-http", status=McpTask.WORKING,
             input_answers={}, asked_keys=[], created=now, last_updated=now, ttl_ms=3_600_000,
             expires=store.expiry_for(3_600_000))
+
+    async def new_row() -> McpTask:
+        return await store.create(**fields())
 
     async def main() -> dict[str, float]:
         times: dict[str, list[float]] = {key: [] for _label, key in PARTS}
@@ -554,14 +557,14 @@ def parts_child(count: int) -> None:
         await new_row()  # the connection, opened untimed
         for _ in range(count):
             start = clock()
-            task = await new_row()
+            task = await runner.create_and_start(**fields())
+            times["create"].append(clock() - start)
+            start = clock()
+            await new_row()
             times["row"].append(clock() - start)
             start = clock()
-            enqueued = await enqueue(task.id)
+            await enqueue(store.new_task_id())
             times["enqueue"].append(clock() - start)
-            start = clock()
-            await store.set_backend_id(task.id, str(enqueued.id))
-            times["backend_id"].append(clock() - start)
             start = clock()
             await store.visible_task(task.id, owner)
             times["select"].append(clock() - start)

@@ -35,3 +35,20 @@ def runs_elsewhere(alias: str) -> bool:
     """
     found = backend(alias)
     return not isinstance(found, tuple(kind for kind in (ImmediateBackend, DummyBackend) if kind is not None))
+
+
+def queues_in_database_of(alias: str, model: Any) -> bool:
+    """
+    Whether ``alias`` keeps its queue as rows of the database ``model`` is written to
+    (django-tasks-db's database backend, on one database): work queued inside a transaction there
+    is seen by no worker before the transaction commits.
+    """
+    try:
+        from django_tasks_db import DatabaseBackend  # type: ignore[import-not-found]
+        from django_tasks_db.models import DBTaskResult  # type: ignore[import-not-found]
+    except ImportError:
+        return False
+    from django.db import router
+
+    return isinstance(backend(alias), DatabaseBackend) and (
+        router.db_for_write(DBTaskResult) == router.db_for_write(model))

@@ -123,7 +123,7 @@ class TaskHook(Hook):
     async def _create_and_start(self, call: ToolCall, owner: store.Owner, answers: dict[str, Any], ttl: int | None,
                                 now: Any, scopes: Any, user: Any) -> dict[str, Any]:
         request = call.request
-        task = await store.create(
+        task = await runner.create_and_start(
             id=store.new_task_id(), site=getattr(call.site, "name", "default"), tool=call.tool.name,
             arguments=call.arguments, owner=owner.key, client=owner.client, session=owner.session,
             username=str(getattr(user, "get_username", lambda: "")() or "")[:150] if user is not None else "",
@@ -133,7 +133,6 @@ class TaskHook(Hook):
             last_updated=now, ttl_ms=ttl, expires=store.expiry_for(ttl))
         # Durable before the answer: a tasks/get right after it, on any worker, finds the task
         # (SEP-2663, "Task Creation").
-        await runner.start(task)
         keep_sweeping()
         if request.is_modern:
             return ExtensionResult({"resultType": "task", **modern_task(task)})

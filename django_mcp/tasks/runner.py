@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import copy
 import logging
 import time
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.contrib.auth.models import AnonymousUser
+from django.core.signals import setting_changed
 from django.utils import timezone
 
 from ..conf import mcp_settings
@@ -75,16 +77,56 @@ def durable() -> bool:
     return bool(alias) and compat.AVAILABLE and compat.runs_elsewhere(alias)
 
 
-async def start(task: McpTask) -> None:
-    """Have the task's work run: queued on the task framework, or in this process (see the module docstring)."""
+async def create_and_start(**fields: Any) -> McpTask:
+    """
+    Make the task's row and have its work run (see the module docstring), in as few trips to the
+    database as each backend allows: with the queue in the same database, the row and the queue
+    entry in one transaction; with a queue elsewhere, the row, the enqueue and its id in one trip;
+    in this process, the row written as already claimed, so the work starts without another query.
+    """
     if durable():
-        # enqueue, not aenqueue: that would write the queue's row from the request's own thread,
-        # whose connection nobody closes (store.py).
-        enqueue = work.using(backend=mcp_settings.TASK_BACKEND).enqueue
-        enqueued = await in_database_thread(enqueue, McpTask)(task.id)
+        alias = mcp_settings.TASK_BACKEND
+        if compat.queues_in_database_of(alias, McpTask):
+            return await store.create_queued(_enqueue(), fields)
+        return await store.create_then_queue(_enqueue(), fields)
+    now = fields.get("created") or timezone.now()
+    task = await store.create(**{**fields, "started": now, "heartbeat": now, "attempts": 1})
+    _run_here(task.id, copy.copy(task))  # its own copy: the work changes it while the answer is written
+    return task
+
+
+async def start(task: McpTask) -> None:
+    """Have the work of an existing task run again (the reaper): queued, or in this process."""
+    if durable():
+        enqueued = await in_database_thread(_enqueue(), McpTask)(task.id)
         await store.queued(task.id, str(enqueued.id))
         return
-    running = asyncio.get_running_loop().create_task(run(task.id))
+    _run_here(task.id)
+
+
+def _enqueue() -> Any:
+    # enqueue, not aenqueue: that would write the queue's row from the request's own thread, whose
+    # connection nobody closes (store.py). using() makes a new Task each time: kept per alias.
+    alias = mcp_settings.TASK_BACKEND
+    found = _enqueuers.get(alias)
+    if found is None:
+        found = _enqueuers[alias] = work.using(backend=alias).enqueue
+    return found
+
+
+_enqueuers: dict[str, Any] = {}
+
+
+def _forget_enqueuers(*, setting: str, **kwargs: Any) -> None:
+    if setting in ("TASKS", "DJANGO_MCP"):
+        _enqueuers.clear()
+
+
+setting_changed.connect(_forget_enqueuers)
+
+
+def _run_here(task_id: str, claimed: McpTask | None = None) -> None:
+    running = asyncio.get_running_loop().create_task(run(task_id, claimed))
     _in_process.add(running)
     running.add_done_callback(_in_process.discard)
 
@@ -103,9 +145,12 @@ if compat.AVAILABLE:
     work = compat.task()(work)  # type: ignore[assignment]
 
 
-async def run(task_id: str) -> None:
-    """Claim the task and run its work to an end (a no-op for a task ended or claimed meanwhile)."""
-    task = await store.claim(task_id)
+async def run(task_id: str, claimed: McpTask | None = None) -> None:
+    """
+    Claim the task and run its work to an end (a no-op for a task ended or claimed meanwhile);
+    ``claimed``: the row as made already claimed by this process (:func:`create_and_start`).
+    """
+    task = claimed if claimed is not None else await store.claim(task_id)
     if task is None:
         return
     site = site_named(task.site)
@@ -242,29 +287,40 @@ async def _wait_for_answers(task: McpTask, requests: dict[str, dict[str, Any]]) 
 async def finish(task: McpTask, status: str, *, result: dict[str, Any] | None = None,
                  error: dict[str, Any] | None = None, message: str = "") -> None:
     """End the task (unless it ended meanwhile: a cancellation stays a cancellation) and tell its listeners."""
-    await finish_by_id(task.id, status, result=result, error=error, message=message)
+    await finish_by_id(task.id, status, result=result, error=error, message=message, row=task)
 
 
 async def finish_by_id(task_id: str, status: str, *, result: dict[str, Any] | None = None,
-                       error: dict[str, Any] | None = None, message: str = "") -> None:
+                       error: dict[str, Any] | None = None, message: str = "", row: McpTask | None = None) -> None:
     if error is not None and not message:
         message = str(error.get("message", ""))
-    if await store.change(task_id, status=status, result=result, error=error, status_message=message[:1000],
-                          input_requests={}, finished=timezone.now()):
-        await notify(task_id)
+    now = timezone.now()
+    ended = {"status": status, "result": result, "error": error, "status_message": message[:1000],
+             "input_requests": {}, "finished": now, "last_updated": now}
+    if await store.change(task_id, **ended):
+        if row is None:
+            await notify(task_id)
+            return
+        # The row as this update left it: every field a notification shows was just written, so
+        # it is announced without reading the row back.
+        for name, value in ended.items():
+            setattr(row, name, value)
+        await notify(row)
 
 
-async def notify(task_id: str) -> None:
+async def notify(task_id: str | McpTask) -> None:
     """
     Announce the task as it is now, on whichever worker the listeners are: ``notifications/tasks``
     with the detailed task to 2026-07-28 ``subscriptions/listen`` streams that follow it (SEP-2663,
     "Task Status Notifications"), and ``notifications/tasks/status`` to the GET stream of the legacy
     session that made it (MCP spec 2025-11-25, basic/utilities/tasks, "Task Status Notification").
-    Optional for the server: clients poll, so a lost one costs nothing.
+    Optional for the server: clients poll, so a lost one costs nothing. Given the row as it is
+    now, it announces that without reading it again.
     """
-    task = await store.get(task_id)
+    task = task_id if isinstance(task_id, McpTask) else await store.get(task_id)
     if task is None:
         return
+    task_id = task.id
     result = None
     if task.result is not None:
         # As tasks/get inlines it: the tools/call result with its resultType and the server's info.

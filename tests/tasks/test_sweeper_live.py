@@ -10,9 +10,11 @@ the stated bound — three heartbeats and one sweep — is four seconds.
 - A 2025-11-25 client that waits on its GET stream, on the other worker, hears
   ``notifications/tasks/status`` ``failed`` the same way (MCP spec 2025-11-25,
   basic/utilities/tasks, "Task Status Notification").
-- A web worker SIGKILLed after it made a task and before it queued the work (its enqueue held up:
-  tests/tasks/stalling_backend.py): the task ends ``failed``; for a tool annotated
-  ``idempotentHint`` it is queued again by exactly one of the two sweeping workers, and completes.
+- A web worker SIGKILLed after it made a task and before it queued the work, on a backend whose
+  queue is elsewhere (as RQ's or Celery's: tests/tasks/stalling_backend.py, its enqueue held up):
+  the task ends ``failed``; for a tool annotated ``idempotentHint`` it is queued again by exactly
+  one of the two sweeping workers, and completes. (With django-tasks-db's backend on the same
+  database the row and its queue entry are written in one transaction: there is no such window.)
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from .clients import Modern, Session
 from .deployment import Database, DbWorker
 
 
-BACKEND = "sweeper_live"
+QUEUE = "sweeper_queue"  # the database backend the tasks end up on (settings_sweeper_live)
 SETTINGS = "tests.tasks.settings_sweeper_live"
 HEARTBEAT, SWEEP = 1.0, 1.0
 # Three heartbeats and one sweep (the docs' bound), plus what the machine and the layer add.
@@ -56,7 +58,7 @@ def database(deployment: Workers) -> Database:
 
 @pytest.fixture
 def db_worker(deployment: Workers, request: pytest.FixtureRequest) -> Iterator[DbWorker]:
-    worker = DbWorker(deployment.env, "sweep-" + request.node.name.removeprefix("test_")[:30], BACKEND)
+    worker = DbWorker(deployment.env, "sweep-" + request.node.name.removeprefix("test_")[:30], QUEUE)
     try:
         yield worker.start()
     finally:
