@@ -324,6 +324,55 @@ def drain(db: str, env: dict, rows: Rows, tasks: int, empty_cpu: float, log=prin
     return result
 
 
+def drain_layer() -> dict:
+    """
+    The drains' channel layer: channels_redis when 127.0.0.1:6379 answers, as a deployment whose
+    workers announce tasks to web workers has it (each task's end is published there); else the
+    in-memory layer, which reaches no other process.
+    """
+    import socket
+
+    try:
+        socket.create_connection(("127.0.0.1", 6379), timeout=1).close()
+    except OSError:
+        return {}
+    return {"MCP_TEST_CHANNEL_LAYER": "redis", "MCP_TEST_REDIS_PREFIX": f"bench_tasks_{os.getpid()}"}
+
+
+FLOOR_PATH = "benchmarks.noop_task.noop"
+FLOOR_PRIORITY = 50  # ahead of the MCP tasks left in the queue, so the worker takes these first
+
+
+def floor_drain(db: str, env: dict, rows: Rows, tasks: int, empty_cpu: float, log=print) -> Drain | None:
+    """
+    The same drain of ``tasks`` no-op Django tasks (benchmarks/noop_task.py), queued ahead of the
+    MCP tasks still waiting, on the same table: the queue's own cost per task, the drain's baseline.
+    """
+    code = ("import django; django.setup(); from benchmarks.noop_task import noop; "
+            f"task = noop.using(priority={FLOOR_PRIORITY}); [task.enqueue() for _ in range({tasks})]")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=server_env(env), capture_output=True, text=True,
+                         timeout=300, check=False)
+    if out.returncode != 0:
+        log(f"  ! {db}: could not queue the floor's no-op tasks: {out.stderr[-800:]}")
+        return None
+    since = datetime.now(timezone.utc)
+    log(f"  draining {tasks:,} no-op Django tasks on {db} with one db_worker (CPU 0): the queue's floor")
+    commits = rows.commits() if db == "postgres" else None
+    code, cpu, wall = run_worker(env, tasks, timeout=60 + tasks / 5)
+    done, first, last = rows.one(
+        f"SELECT sum(CASE WHEN status = 'SUCCESSFUL' THEN 1 ELSE 0 END), min(started_at), max(finished_at) "
+        f"FROM {QUEUE_TABLE} WHERE task_path = ? AND started_at >= ?", FLOOR_PATH, rows.moment(since))
+    done = int(done or 0)
+    first, last = rows.parse(first), rows.parse(last)
+    seconds = (last - first).total_seconds() if first and last else 0.0
+    result = Drain(f"{db} floor", tasks, done, tasks - done, seconds,
+                   (cpu - empty_cpu) / done * 1000 if done else None, code, wall)
+    if commits is not None and done:
+        time.sleep(1.1)
+        result.commits_per_task = (rows.commits() - commits) / done
+    return result
+
+
 # --- the run -------------------------------------------------------------------------------------
 
 @dataclass
@@ -660,16 +709,23 @@ def print_settles(args, settles: dict, never_run: dict) -> None:
 def print_drains(drains: list[Drain], results: dict, args) -> None:
     print("\ndb_worker drain: one `db_worker --batch` (CPU 0, servers idle) on the durable creations' backlog; "
           "tasks/s = completed / (last finished - first started), from the rows; CPU ms/task = the worker's CPU "
-          "minus an empty run's (start-up, one look at the queue), per task")
+          "minus an empty run's (start-up, one look at the queue), per task; 'floor': as many no-op Django "
+          "tasks drained the same way, queued ahead of what is left of that backlog (the queue's own cost)")
     top = max(args.levels)
+    floors = {d.db.removesuffix(" floor"): d for d in drains if d.db.endswith(" floor")}
     for d in drains:
         creations = [median_of(results[key], lambda r: r.rps) for key in results
                      if key[0] == d.db and key[2] == DURABLE and key[3] == top and results[key]]
         versus = (f"; {d.rate / max(creations):.2f}x the fastest durable creation rate at c={top}"
                   if creations and d.rate else "")
+        floor = floors.get(d.db)
+        if floor is not None and floor.rate and d.rate:
+            versus += f"; {d.rate / floor.rate:.2f}x the floor's rate"
         cpu = f", {d.cpu_ms_per_task:.2f} CPU ms/task" if d.cpu_ms_per_task is not None else ""
         if d.commits_per_task is not None:
-            cpu += (f", {d.commits_per_task:.1f} commits/task, {d.connections_per_task:.2f} new connections/task "
+            cpu += f", {d.commits_per_task:.1f} commits/task"
+        if d.connections_per_task is not None:
+            cpu += (f", {d.connections_per_task:.2f} new connections/task "
                     f"(at most {d.most_connections} open at once)")
         print(f"  {d.db:9}{d.completed:,} completed of {d.backlog:,} queued in {d.seconds:.2f} s: "
               f"{d.rate:,.0f} tasks/s{cpu}{versus}" + (f"; {d.other} ended otherwise" if d.other else "")
@@ -757,9 +813,17 @@ def main() -> int:
             for server in {id(s): s for s, _ in points.values()}.values():
                 server.stop()
             if args.drain_tasks > 0:
+                layer = drain_layer()
+                print(f"  the drains' channel layer: {'channels_redis on 127.0.0.1:6379' if layer else 'in-memory'} "
+                      "(where a worker announces each task's end)")
                 for db, env in databases.items():
-                    drains.append(drain(db, {**env, "MCP_TEST_TASKS": "db"}, rows[db], args.drain_tasks,
-                                        empty_cpu[db]))
+                    env = {**env, **layer}
+                    made = drain(db, {**env, "MCP_TEST_TASKS": "db"}, rows[db], args.drain_tasks, empty_cpu[db])
+                    drains.append(made)
+                    floor = floor_drain(db, {**env, "MCP_TEST_TASKS": "db"}, rows[db], made.completed or
+                                        args.drain_tasks, empty_cpu[db])
+                    if floor is not None:
+                        drains.append(floor)
             if not args.no_parts:
                 for db, env in databases.items():
                     print(f"  {db}: timing a creation's parts in process ({PARTS_N} times each, CPU 0)")

@@ -44,20 +44,34 @@ def insert(model: type[models.Model], values: dict[str, Any]) -> None:
 def read(model: type[models.Model], pk: Any) -> models.Model | None:
     """The row ``pk`` of ``model`` as an instance (every concrete field loaded), or None."""
     connection = _connection(model)
-    sql, converters = _reading(model, connection)
+    sql, _converters = _reading(model, connection)
     with connection.cursor() as cursor:
         cursor.execute(sql, [model._meta.pk.get_db_prep_value(pk, connection)])
         # fetchall, not fetchone: SQLite keeps a statement not stepped to its end active after
         # the cursor closes, and another connection's write to the table then fails at once
         # ("database table is locked") in the in-memory databases tests share.
         rows = cursor.fetchall()
-    if not rows:
-        return None
-    values = list(rows[0])
-    for index, expression, functions in converters:
+    return instance(model, connection, rows[0]) if rows else None
+
+
+def columns(model: type[models.Model], connection: Any) -> str:
+    """Every concrete column of ``model``, quoted and in field order: what :func:`instance` takes."""
+    return _reading(model, connection)[0].split(" FROM ", 1)[0].removeprefix("SELECT ")
+
+
+def instance(model: type[models.Model], connection: Any, row: Any) -> models.Model:
+    """The instance of ``model`` a row of :func:`columns` makes, each value converted as the ORM would."""
+    values = list(row)
+    for index, expression, functions in _reading(model, connection)[1]:
         for convert in functions:
             values[index] = convert(values[index], expression, connection)
     return model.from_db(connection.alias, [field.attname for field in model._meta.concrete_fields], values)
+
+
+def returns_from_update(connection: Any) -> bool:
+    """Whether ``UPDATE … RETURNING`` works on ``connection`` (PostgreSQL, SQLite 3.35 and later)."""
+    return connection.vendor == "postgresql" or (
+        connection.vendor == "sqlite" and connection.features.can_return_columns_from_insert)
 
 
 _readings: dict[tuple[type[models.Model], str, str], tuple[str, list[tuple[int, Any, list[Any]]]]] = {}

@@ -12,15 +12,16 @@ open when the request ends — a connection per ``tasks/get``, until the databas
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import functools
 import secrets
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar
 
-from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.db import connections, router, transaction
 from django.db.models import Case, F, Value, When
@@ -34,8 +35,10 @@ from .models import McpTask
 
 Result = TypeVar("Result")
 
-#: True while the task framework's worker process runs a task's work (runner.work).
-in_task_worker: contextvars.ContextVar[bool] = contextvars.ContextVar("django_mcp_in_task_worker", default=False)
+#: While the task framework's worker process runs a task's work (runner.work): the worker's own
+#: thread, as an executor, where the work's queries run.
+worker_thread: contextvars.ContextVar[Executor | None] = contextvars.ContextVar("django_mcp_worker_thread",
+                                                                              default=None)
 
 
 def in_db(fn: Callable[..., Result]) -> Callable[..., Any]:
@@ -43,10 +46,12 @@ def in_db(fn: Callable[..., Result]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     async def run(*args: Any, **kwargs: Any) -> Result:
-        if in_task_worker.get():
-            # In the task framework's worker (runner.work): its own thread and connection, which
-            # the worker manages, not a fresh pool thread (and connection) per query.
-            return await sync_to_async(fn, thread_sensitive=True)(*args, **kwargs)
+        worker = worker_thread.get()
+        if worker is not None:
+            # In the task framework's worker (runner.work): on the worker's own thread and
+            # connection, which it checks and closes around each task as Django does around a
+            # request, not on a pool thread (and connection) per query.
+            return await asyncio.get_running_loop().run_in_executor(worker, functools.partial(fn, *args, **kwargs))
         return await in_database_thread(fn, McpTask)(*args, **kwargs)
 
     run.sync = fn  # type: ignore[attr-defined]
@@ -204,8 +209,12 @@ def beat(task_id: str) -> None:
 def claim(task_id: str) -> McpTask | None:
     """Mark the task's work started (not one cancelled or ended meanwhile); the row, or None."""
     now = timezone.now()
-    if not _update(task_id, {"started": now, "heartbeat": now, "last_updated": now}, active_only=True,
-                   not_cancelled=True, count_attempt=True):
+    values = {"started": now, "heartbeat": now, "last_updated": now}
+    if session_sql.returns_from_update(connections[router.db_for_write(McpTask)]):
+        claimed: McpTask | None = _update(task_id, values, active_only=True, not_cancelled=True, count_attempt=True,
+                                          returning=True)
+        return claimed
+    if not _update(task_id, values, active_only=True, not_cancelled=True, count_attempt=True):
         return None
     return session_sql.read(McpTask, task_id)  # type: ignore[return-value]
 
@@ -213,16 +222,19 @@ def claim(task_id: str) -> McpTask | None:
 # The UPDATEs each task's work makes (claim, progress, finish), as SQL kept per database and set of
 # columns rather than compiled by the ORM for every task: a db_worker's time per short task was
 # mostly that compiling (see stores/session_sql.py for the same with sessions).
-_updates: dict[tuple[str, str, tuple[str, ...], bool, bool, bool], str] = {}
+_updates: dict[tuple[str, str, tuple[str, ...], bool, bool, bool, bool], str] = {}
 
 
 def _update(task_id: str, values: dict[str, Any], *, active_only: bool, not_cancelled: bool = False,
-            count_attempt: bool = False) -> int:
-    """``UPDATE`` the row ``task_id`` with ``values`` (field name → Python value); the rows changed (0 or 1)."""
+            count_attempt: bool = False, returning: bool = False) -> Any:
+    """
+    ``UPDATE`` the row ``task_id`` with ``values`` (field name → Python value): the rows changed
+    (0 or 1), or with ``returning``, the row as changed or None, in the same statement.
+    """
     connection = connections[router.db_for_write(McpTask)]
     meta = McpTask._meta
     fields = [meta.get_field(name) for name in values]
-    key = (connection.alias, connection.vendor, tuple(values), active_only, not_cancelled, count_attempt)
+    key = (connection.alias, connection.vendor, tuple(values), active_only, not_cancelled, count_attempt, returning)
     sql = _updates.get(key)
     if sql is None:
         quote = connection.ops.quote_name
@@ -234,6 +246,8 @@ def _update(task_id: str, values: dict[str, Any], *, active_only: bool, not_canc
             sql += f" AND {quote('status')} IN ({', '.join(['%s'] * len(McpTask.ACTIVE))})"
         if not_cancelled:
             sql += f" AND {quote('cancel_requested')} = %s"
+        if returning:
+            sql += f" RETURNING {session_sql.columns(McpTask, connection)}"
         _updates[key] = sql
     params = [field.get_db_prep_save(values[field.name], connection) for field in fields]
     params.append(task_id)
@@ -243,7 +257,10 @@ def _update(task_id: str, values: dict[str, Any], *, active_only: bool, not_canc
         params.append(meta.get_field("cancel_requested").get_db_prep_save(False, connection))
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.rowcount
+        if not returning:
+            return cursor.rowcount
+        rows = cursor.fetchall()
+    return session_sql.instance(McpTask, connection, rows[0]) if rows else None
 
 
 @in_db

@@ -43,7 +43,7 @@ def keep_sweeping() -> None:
     """
     global _sweeper
     interval = mcp_settings.TASK_SWEEP_SECONDS
-    if interval is None or store.in_task_worker.get():
+    if interval is None or store.worker_thread.get() is not None:
         return
     loop = asyncio.get_running_loop()
     if _sweeper is not None and not _sweeper.done() and _sweeper.get_loop() is loop:
