@@ -32,9 +32,11 @@ Measured, at each concurrency:
 3. ``tasks/get`` of one completed task (``Mcp-Name: <taskId>``), on the in-process server.
 
 Then, per database, how fast one ``db_worker`` (pinned to CPU 0, the servers idle) drains the
-backlog the durable creations left: tasks completed per second, from the rows' own ``started`` and
-``finished`` times, its CPU per task and, on PostgreSQL, the transactions it commits per task; and
-each part of a creation timed in process (``--no-parts`` skips it). Ratios are against the baseline
+backlog the durable creations left, announcing each task's end on channels_redis when Redis
+answers: tasks completed per second, from the rows' own ``started`` and ``finished`` times, its
+CPU per task and, on PostgreSQL, the transactions it commits per task; the same drain of as many
+no-op Django tasks queued ahead of that backlog (benchmarks/noop_task.py: the queue's own cost,
+the drain's floor); and each part of a creation timed in process (``--no-parts`` skips it). Ratios are against the baseline
 of the same database, server and concurrency. Also printed: the in-process work still running when
 the load stopped and how long it took to finish; task rows whose work never started (a creation
 the load generator's disconnect cancelled after its INSERT); each server's open file descriptors;

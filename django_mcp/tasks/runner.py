@@ -141,7 +141,7 @@ def work(task_id: str) -> None:
     _worker_loop.run(task_id)
 
 
-class TaskWorkerLoop:
+class _TaskWorkerLoop:
     """
     The one event loop that runs tasks' work in a task framework's worker process (``db_worker``,
     RQ, Celery), on a thread of its own, from the first task to the process's end. One loop
@@ -149,7 +149,7 @@ class TaskWorkerLoop:
     the channel layer's Redis connections that announce each task's end, the loop's thread pool —
     is made once instead of once per task (with channels_redis, the connection alone doubled
     the worker's time per short task). The work's own queries still run on the worker's thread,
-    which waits for the task meanwhile (:class:`WorkerThread`), on the connection the task
+    which waits for the task meanwhile (:class:`_WorkerThread`), on the connection the task
     framework checks and closes around each task.
     """
 
@@ -167,13 +167,13 @@ class TaskWorkerLoop:
                                                daemon=True)
                 self.thread.start()
             loop = self.loop
-        here = WorkerThread()
+        here = _WorkerThread()
         done = asyncio.run_coroutine_threadsafe(_work(task_id, here), loop)
         here.serve_until(done)
         done.result()
 
 
-class WorkerThread(Executor):
+class _WorkerThread(Executor):
     """The thread that waits for a task's work, as an executor: what is submitted runs there, in order."""
 
     def __init__(self) -> None:
@@ -196,7 +196,7 @@ class WorkerThread(Executor):
                 future.set_exception(exc)
 
 
-async def _work(task_id: str, thread: WorkerThread) -> None:
+async def _work(task_id: str, thread: _WorkerThread) -> None:
     token = store.worker_thread.set(thread)
     try:
         await run(task_id)
@@ -210,7 +210,7 @@ async def _work(task_id: str, thread: WorkerThread) -> None:
 _close_old_connections = sync_to_async(close_old_connections, thread_sensitive=True)
 
 
-_worker_loop = TaskWorkerLoop()
+_worker_loop = _TaskWorkerLoop()
 
 
 if compat.AVAILABLE:
