@@ -9,4 +9,9 @@ class ModelResourcesConfig(AppConfig):
     verbose_name = "MCP model resources"
 
     def ready(self) -> None:
-        from . import checks  # noqa: F401  (registers the system checks)
+        # The options (and Django REST framework, their serializers) now, on the thread that sets
+        # Django up: the system checks need them, and imported first by a check they would load
+        # on runserver's own thread while its autoreloader walks sys.modules on another — DRF's
+        # failed try of django.contrib.postgres.fields (without psycopg) left sys.modules mid-walk
+        # and killed the reloader with a KeyError.
+        from . import checks, options  # noqa: F401  (checks registers the system checks)
