@@ -54,7 +54,7 @@ DOC_FOLDER = "/home/you/tutorial"
 DOC_TOKEN = "mcp_pat_…"
 # Commands that prepare the reader's machine; the test's interpreter already has what they install.
 SETUP = {"mkdir tutorial", "cd tutorial", "python -m venv .venv", "source .venv/bin/activate",
-         "pip install django-mcpkit"}
+         "pip install /path/to/django_mcp"}
 # Blocks that are fragments by nature (a config to paste into another program, a class without
 # its imports): at most this many, each marked <!-- no-test --> on the line before its fence.
 MAX_NO_TEST = 3
@@ -268,7 +268,9 @@ class Reader:
             self.shell_waiting = True
             return ""
         if name == "createsuperuser":  # the reader answers its questions; the test passes them in
-            return run([sys.executable, "manage.py", "createsuperuser", "--noinput"], self.root, env={
+            # The name the page gives is the one later parts sign in with (--user admin).
+            assert arguments[1:] == ["--username", SUPERUSER["username"]], arguments
+            return run([sys.executable, "manage.py", *arguments, "--noinput"], self.root, env={
                 "DJANGO_SUPERUSER_USERNAME": SUPERUSER["username"], "DJANGO_SUPERUSER_PASSWORD":
                 SUPERUSER["password"], "DJANGO_SUPERUSER_EMAIL": SUPERUSER["email"]})
         output = run([sys.executable, "manage.py", *arguments], self.root)

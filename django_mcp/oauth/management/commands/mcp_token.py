@@ -22,10 +22,14 @@ class Command(BaseCommand):
         create.add_argument("--scope", default=None,
                             help="Space-separated scopes (default: OAUTH2_PROVIDER's DEFAULT_SCOPES).")
         create.add_argument("--days", type=int, default=90, help="Lifetime in days; 0 never expires.")
-        listing = sub.add_parser("list", help="List tokens (never their values).")
-        listing.add_argument("--user", default=None)
-        revoke = sub.add_parser("revoke", help="Revoke tokens by hint (the characters after mcp_pat_).")
-        revoke.add_argument("hint")
+        listing = sub.add_parser("list", help="List tokens (never their values): each one's hint, user, name, "
+                                              "scopes, expiry and state.")
+        listing.add_argument("--user", default=None, help="Only this user's tokens (a username).")
+        revoke_help = ("Revoke one token, named by its hint: the characters after mcp_pat_ that `mcp_token list` "
+                       "shows (e.g. mcp_token revoke mcp_pat_Ab12Cd).")
+        revoke = sub.add_parser("revoke", help=revoke_help, description=revoke_help)
+        revoke.add_argument("hint", help="The token's hint as `list` prints it, with or without mcp_pat_ and the "
+                                         "ellipsis; at least its first 6 characters.")
 
     def handle(self, *args: Any, action: str, **options: Any) -> None:
         getattr(self, f"handle_{action}")(**options)
