@@ -8,9 +8,10 @@ migrate``, ``curl``, the MCP Inspector's CLI, ``python client.py``…) and what 
 with what the page shows; its files are written (or, for ``(excerpt)`` blocks, merged) as the
 pages say (see tests/docs/samples.py for the conventions); ``runserver`` is a real daphne server,
 restarted after a change as ``runserver`` reloads. What the prose has the reader do in a browser
-(switch a tool off in the admin, sign in with OAuth) is done over HTTP the same way. Commands that
-set up the reader's own machine (``python -m venv``, ``pip install``) are not run: this
-interpreter's environment has the package installed already.
+(switch a tool off in the admin, sign in with OAuth) is done over HTTP the same way. The tutorial's
+install is done as written: ``python -m venv .venv`` in the folder, then ``pip install
+/path/to/django_mcp`` from a copy of this checkout as a clone has it, so every later command runs
+the package as a reader's virtual environment has it, not this checkout.
 
 The Inspector's commands need ``tools/inspector`` (``scripts/install-conformance``, npm); without
 it they are skipped (a failure in CI), and everything else still runs.
@@ -38,6 +39,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import in_ci
 from tests.live import LiveServer, free_port, server_env
+from tests.packaging.installed import copy_source
 
 from .samples import DOCS, README, ROOT, Command, Fence, commands, fences, json_subset, merge_excerpt, \
     tutorial_pages
@@ -52,9 +54,10 @@ SUPERUSER = {"username": "admin", "password": "tutorial-admin-pass-1", "email": 
 DOC_ADDRESS = "127.0.0.1:8000"
 DOC_FOLDER = "/home/you/tutorial"
 DOC_TOKEN = "mcp_pat_…"
-# Commands that prepare the reader's machine; the test's interpreter already has what they install.
-SETUP = {"mkdir tutorial", "cd tutorial", "python -m venv .venv", "source .venv/bin/activate",
-         "pip install /path/to/django_mcp"}
+# The folder the reader makes and enters is the test's own.
+SETUP = {"mkdir tutorial", "cd tutorial"}
+# Where the pages say the reader's checkout of the repository is.
+DOC_CHECKOUT = "/path/to/django_mcp"
 # Blocks that are fragments by nature (a config to paste into another program, a class without
 # its imports): at most this many, each marked <!-- no-test --> on the line before its fence.
 MAX_NO_TEST = 3
@@ -62,12 +65,20 @@ _CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
 class ProjectServer(LiveServer):
-    """``tests.live.LiveServer`` serving a project of the docs (``mysite.asgi``) from its folder."""
+    """
+    ``tests.live.LiveServer`` serving a project of the docs (``mysite.asgi``) from its folder, with
+    the interpreter ``python`` (the reader's virtual environment's) and the environment ``env``.
+    """
 
-    def __init__(self, root: Path, port: int) -> None:
-        super().__init__("mysite.asgi:application", {"DJANGO_SETTINGS_MODULE": "mysite.settings"}, port=port,
-                         name="docs-project")
+    def __init__(self, root: Path, port: int, python: Path = Path(sys.executable),
+                 env: dict[str, str | None] | None = None) -> None:
+        super().__init__("mysite.asgi:application", {"DJANGO_SETTINGS_MODULE": "mysite.settings", **(env or {})},
+                         port=port, name="docs-project")
         self.root = root
+        self.python = python
+
+    def command(self) -> list[str]:
+        return [str(self.python), "-m", "daphne", "-b", self.host, "-p", str(self.port), *self.args, self.app]
 
     def working_directory(self) -> Path:
         return self.root
@@ -174,12 +185,40 @@ class Reader:
         self.skipped: list[str] = []
         self.oauth_tools: list[str] = []
         self.stdio_config: dict[str, Any] = {}
+        # The interpreter and scripts the reader's commands run: the virtual environment's once
+        # the page has made and activated one.
+        self.python, self.bin = Path(sys.executable), BIN
+        self.venv: Path | None = None
+        self.checkout: Path | None = None
+
+    def env(self) -> dict[str, str | None]:
+        """The environment of the reader's commands: their activated virtual environment, if any."""
+        if self.venv is None:
+            return {}
+        return {"VIRTUAL_ENV": str(self.venv), "PATH": f"{self.venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
+                "PYTHONPATH": None, "PYTHONHOME": None}
+
+    def setup(self, words: list[str]) -> str:
+        """The install the first page describes: a virtual environment, activated, the package from a checkout."""
+        if words[:3] == ["python", "-m", "venv"]:
+            return run([sys.executable, "-m", "venv", str(self.root / words[3])], self.root, timeout=120)
+        if words[0] == "source":
+            self.venv = (self.root / words[1]).parent.parent
+            self.python, self.bin = self.venv / "bin" / "python", self.venv / "bin"
+            return ""
+        assert self.venv is not None, "pip install before the page activates a virtual environment"
+        return run([str(self.python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *words[2:]],
+                   self.root, env=self.env(), timeout=600)
 
     # --- what differs between the page and this machine -----------------------------------------
 
     def substitute(self, text: str) -> str:
         """A page's text with this machine's folder, port and token for the page's placeholders."""
-        text = text.replace(f"{DOC_FOLDER}/.venv/bin/python", sys.executable).replace(DOC_FOLDER, str(self.root))
+        if self.venv is None:
+            text = text.replace(f"{DOC_FOLDER}/.venv/bin/python", sys.executable)
+        text = text.replace(DOC_FOLDER, str(self.root))
+        if self.checkout is not None:
+            text = text.replace(DOC_CHECKOUT, str(self.checkout))
         text = text.replace(DOC_ADDRESS, f"127.0.0.1:{self.port}")
         return text.replace(DOC_TOKEN, self.token) if self.token else text
 
@@ -196,7 +235,7 @@ class Reader:
                 assert self.shell_waiting, f"{fence.where}: a pycon block without `python manage.py shell` before it"
                 self.shell_waiting = False
                 code = "\n".join(line[4:] for line in fence.text.splitlines() if line.startswith((">>> ", "... ")))
-                run([sys.executable, "manage.py", "shell"], self.root, stdin=code)
+                run([str(self.python), "manage.py", "shell"], self.root, stdin=code, env=self.env())
             elif fence.lang == "console":
                 for command in commands(fence):
                     self.prose_before(page, command)
@@ -222,15 +261,20 @@ class Reader:
 
     def command(self, command: Command) -> None:
         """Run one ``$`` command of a page as the reader would, and compare its output with the page's."""
-        words = shlex.split(self.substitute(command.text))
         if command.text in SETUP:
             return
-        if words[0] == "django-admin":
-            output = run([str(BIN / "django-admin"), *words[1:]], self.root)
+        if DOC_CHECKOUT in command.text and self.checkout is None:
+            # A clone of the repository, as the reader has one (no virtualenvs, caches, npm trees).
+            self.checkout = copy_source(ROOT, self.home / "django_mcp")
+        words = shlex.split(self.substitute(command.text))
+        if words[:3] == ["python", "-m", "venv"] or words[0] in ("source", "pip"):
+            output = self.setup(words)
+        elif words[0] == "django-admin":
+            output = run([str(self.bin / "django-admin"), *words[1:]], self.root, env=self.env())
         elif words[:2] == ["python", "manage.py"]:
             output = self.manage(words[2:])
         elif words[0] == "python":
-            output = run([sys.executable, *words[1:]], self.root, timeout=60)
+            output = run([str(self.python), *words[1:]], self.root, timeout=60, env=self.env())
         elif words[0] == "curl":
             self.serve()
             output = run(["curl", "--silent", "--show-error", *words[1:]], self.root, timeout=30)
@@ -270,10 +314,10 @@ class Reader:
         if name == "createsuperuser":  # the reader answers its questions; the test passes them in
             # The name the page gives is the one later parts sign in with (--user admin).
             assert arguments[1:] == ["--username", SUPERUSER["username"]], arguments
-            return run([sys.executable, "manage.py", *arguments, "--noinput"], self.root, env={
+            return run([str(self.python), "manage.py", *arguments, "--noinput"], self.root, env={**self.env(),
                 "DJANGO_SUPERUSER_USERNAME": SUPERUSER["username"], "DJANGO_SUPERUSER_PASSWORD":
                 SUPERUSER["password"], "DJANGO_SUPERUSER_EMAIL": SUPERUSER["email"]})
-        output = run([sys.executable, "manage.py", *arguments], self.root)
+        output = run([str(self.python), "manage.py", *arguments], self.root, env=self.env())
         if name == "mcp_stdio" and "--print-config" in arguments:
             self.stdio_config = json.loads(output)
         if name == "mcp_token" and arguments[1] == "create":
@@ -289,7 +333,7 @@ class Reader:
                 # call log has written its queue (every quarter second), which a stop would lose.
                 time.sleep(0.5)
                 self.server.stop()
-            self.server = ProjectServer(self.root, self.port).start()
+            self.server = ProjectServer(self.root, self.port, self.python, self.env()).start()
             self.watched = set(self.root.rglob("*.py"))
             self.stale = False
         return self.server
@@ -303,7 +347,7 @@ class Reader:
             {"jsonrpc": "2.0", "method": "notifications/initialized"},
             {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
         ]
-        output = run([server["command"], *server["args"]], self.home, env=server["env"],
+        output = run([server["command"], *server["args"]], self.home, env={**self.env(), **server["env"]},
                      stdin="".join(json.dumps(message) + "\n" for message in messages))
         answers = {answer.get("id"): answer for answer in map(json.loads, output.splitlines())}
         return [tool["name"] for tool in answers[2]["result"]["tools"]]
@@ -398,7 +442,11 @@ def test_the_tutorial_works_as_written(tmp_path: Path) -> None:
     try:
         for page in pages:
             reader.follow(page)
-        run([sys.executable, "manage.py", "check"], reader.root)
+        run([str(reader.python), "manage.py", "check"], reader.root, env=reader.env())
+        assert reader.venv is not None, "the tutorial never made the virtual environment it installs into"
+        installed = run([str(reader.python), "-c", "import django_mcp; print(django_mcp.__file__)"], reader.root,
+                        env=reader.env()).strip()
+        assert Path(installed).is_relative_to(reader.venv), f"the pages ran the checkout's django_mcp: {installed}"
         # Part 6's Claude Desktop configuration, still right after part 7: "--user admin runs every
         # call as the superuser …, so lend_book is there too".
         assert reader.stdio_tools() == ["search_books", "count_shelves", "lend_book"]
