@@ -116,3 +116,55 @@ def read_feature_settings(source: str | None = None) -> dict[str, str]:
 def undocumented(settings: list[SettingSource]) -> list[str]:
     """The settings conf.py gives no description."""
     return [setting.name for setting in settings if not setting.description]
+
+
+#: The settings reference's sections: each topic's title, what its settings decide, and the settings
+#: (in the order the page lists them). Every key of ``DEFAULTS`` belongs to exactly one topic; a
+#: new setting without one is a warning of the reference (an error under ``scripts/docs``).
+TOPICS: list[tuple[str, str, list[str]]] = [
+    ("The server and its endpoint", "What the server calls itself, which site it serves, and where.",
+     ["SERVER_NAME", "SERVER_TITLE", "SERVER_VERSION", "INSTRUCTIONS", "SITE", "MODEL_OPTIONS_CLASS", "MCP_PATH",
+      "SSE_PATH", "SSE_MESSAGES_PATH", "HEALTH_PATH", "READINESS_PATH", "PAGE_SIZE", "LIST_TTL_MS"]),
+    ("Who may call", "Authentication, permissions, and OAuth 2.1 (``django_mcp.oauth``).",
+     ["DEFAULT_AUTHENTICATION_CLASSES", "DEFAULT_PERMISSION_CLASSES", "REQUIRE_AUTHENTICATION", "PUBLIC_BASE_URL",
+      "REQUIRED_SCOPES", "OAUTH_ACCEPT_UNBOUND_TOKENS", "OAUTH_ALLOWED_REDIRECT_HOSTS"]),
+    ("Browsers and bad input", "Which origins may call, and the limits a request must keep to.",
+     ["ALLOWED_ORIGINS", "CORS_ALLOWED_ORIGINS", "CORS_MAX_AGE", "MAX_REQUEST_BODY_SIZE", "MAX_CLIENT_STATE_SIZE",
+      "MAX_BATCH_LENGTH"]),
+    ("Sessions", "The sessions of clients of revisions up to 2025-11-25, and what a request keeps between "
+                 "round trips.",
+     ["SESSION_STORE", "SIGNED_SESSION_IDS", "SESSION_IDLE_TIMEOUT_SECONDS", "SESSION_SWEEP_SECONDS",
+      "SESSION_CACHE_SECONDS", "SESSION_CACHE_SIZE", "MAX_SESSIONS_PER_USER", "REQUEST_STATE_MAX_AGE_SECONDS",
+      "CLIENT_REQUEST_TIMEOUT_SECONDS", "MAX_PENDING_CLIENT_REQUESTS"]),
+    ("Streams and notifications", "Server-sent event streams: keep-alives, resumption, and how much one "
+                                  "stream may hold.",
+     ["SSE_KEEPALIVE_SECONDS", "SSE_RETRY_MILLISECONDS", "EVENT_STORE", "EVENT_RETENTION_SECONDS",
+      "STREAM_LIVENESS_SECONDS", "STREAM_QUEUE_SIZE", "MAX_STREAMS_PER_SESSION", "MAX_SUBSCRIPTIONS"]),
+    ("Tools in the admin and the call log", "The feature apps ``django_mcp.tool_admin`` and "
+                                            "``django_mcp.call_log``.",
+     ["TOOL_ADMIN", "TOOL_POLICY_CACHE_SECONDS", "RATE_LIMIT_CACHE", "CALL_LOG", "CALL_LOG_REDACT",
+      "CALL_LOG_RETENTION_DAYS"]),
+    ("Tasks", "Long tool calls as MCP tasks (the feature app ``django_mcp.tasks``).",
+     ["TASK_BACKEND", "TASK_TTL_MS", "TASK_POLL_INTERVAL_MS", "MAX_TASKS_PER_USER", "TASK_HEARTBEAT_SECONDS",
+      "TASK_SWEEP_SECONDS"]),
+    ("Views", "Interactive views beside tools' results (the feature app ``django_mcp.ui``).",
+     ["APP_ONLY_TOOLS_FOR_EVERY_CLIENT", "VIEW_CSP"]),
+    ("Logs, metrics and contracts", "What the server tells its operators, and the snapshot of what it offers "
+                                    "clients.",
+     ["REQUEST_LOG_ARGUMENTS", "REQUEST_LOG_REDACT", "METRICS_PATH", "METRICS_BEARER_TOKEN", "CONTRACTS_FILE"]),
+    ("The worker process", "How each worker process tunes Python's memory management.",
+     ["FREEZE_STARTUP_OBJECTS", "GC_THRESHOLD"]),
+]
+
+
+def topic_problems(settings: list[SettingSource]) -> list[str]:
+    """Settings in no topic, in two, or topics naming a setting that does not exist."""
+    names = [setting.name for setting in settings]
+    placed = [name for _title, _text, members in TOPICS for name in members]
+    problems = [f"{name} is in no topic of TOPICS (docs/_ext/settings_source.py)" for name in names
+                if name not in placed]
+    problems += [f"{name} is in {placed.count(name)} topics" for name in dict.fromkeys(placed)
+                 if placed.count(name) > 1]
+    problems += [f"TOPICS names {name}, which is not a setting" for name in placed if name not in names]
+    return problems
+

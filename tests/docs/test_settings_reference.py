@@ -98,3 +98,17 @@ def test_every_system_check_id_is_found():
     for check in checks_source.read_checks():
         assert check.message, check.id
         assert check.level[0] == check.id.rsplit(".", 1)[1][0], check.id
+
+
+def test_every_setting_is_in_exactly_one_topic():
+    settings = settings_source.read_settings()
+    assert settings_source.topic_problems(settings) == []
+    titles = [title for title, _text, _members in settings_source.TOPICS]
+    assert len(titles) == len(set(titles))
+
+
+def test_a_setting_in_no_topic_is_reported():
+    settings = settings_source.read_settings()
+    extra = settings_source.SettingSource("BRAND_NEW_SETTING", "1", "A new one.", None, 999)
+    assert settings_source.topic_problems([*settings, extra]) == [
+        "BRAND_NEW_SETTING is in no topic of TOPICS (docs/_ext/settings_source.py)"]
