@@ -78,8 +78,30 @@ class TaskCredential:
 
 def durable() -> bool:
     """Whether tasks go to a backend that runs them in other processes (and survive this one)."""
+    return _plan() != HERE
+
+
+HERE, SAME_DATABASE, ELSEWHERE = "here", "same database", "elsewhere"
+
+
+def _plan() -> str:
+    """
+    Where the configured backend runs work — in this process (``HERE``), in other processes from
+    a queue in the task rows' own database (``SAME_DATABASE``) or from one elsewhere
+    (``ELSEWHERE``) — worked out once per backend, not for every task.
+    """
     alias = mcp_settings.TASK_BACKEND
-    return bool(alias) and compat.AVAILABLE and compat.runs_elsewhere(alias)
+    found = _plans.get(alias)
+    if found is None:
+        if not (alias and compat.AVAILABLE and compat.runs_elsewhere(alias)):
+            found = HERE
+        else:
+            found = SAME_DATABASE if compat.queues_in_database_of(alias, McpTask) else ELSEWHERE
+        _plans[alias] = found
+    return found
+
+
+_plans: dict[Any, str] = {}
 
 
 async def create_and_start(**fields: Any) -> McpTask:
@@ -89,10 +111,10 @@ async def create_and_start(**fields: Any) -> McpTask:
     entry in one transaction; with a queue elsewhere, the row, the enqueue and its id in one trip;
     in this process, the row written as already claimed, so the work starts without another query.
     """
-    if durable():
-        alias = mcp_settings.TASK_BACKEND
-        if compat.queues_in_database_of(alias, McpTask):
-            return await store.create_queued(_enqueue(), fields)
+    plan = _plan()
+    if plan == SAME_DATABASE:
+        return await store.create_queued(_enqueue(), fields)
+    if plan == ELSEWHERE:
         return await store.create_then_queue(_enqueue(), fields)
     now = fields.get("created") or timezone.now()
     task = await store.create(**{**fields, "started": now, "heartbeat": now, "attempts": 1})
@@ -123,8 +145,9 @@ _enqueuers: dict[str, Any] = {}
 
 
 def _forget_enqueuers(*, setting: str, **kwargs: Any) -> None:
-    if setting in ("TASKS", "DJANGO_MCP"):
+    if setting in ("TASKS", "DJANGO_MCP", "DATABASES", "DATABASE_ROUTERS"):
         _enqueuers.clear()
+        _plans.clear()
 
 
 setting_changed.connect(_forget_enqueuers)

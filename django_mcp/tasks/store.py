@@ -23,6 +23,7 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 from django.contrib.auth import get_user_model
+from django.core.signals import setting_changed
 from django.db import connections, router, transaction
 from django.db.models import Case, F, Value, When
 from django.utils import timezone
@@ -44,6 +45,8 @@ worker_thread: contextvars.ContextVar[Executor | None] = contextvars.ContextVar(
 def in_db(fn: Callable[..., Result]) -> Callable[..., Any]:
     """An awaitable twin of the sync query ``fn`` (see the module docstring)."""
 
+    hops: dict[str, Callable[..., Any]] = {}  # the in_database_thread twin, made once (it reads the settings)
+
     @functools.wraps(fn)
     async def run(*args: Any, **kwargs: Any) -> Result:
         worker = worker_thread.get()
@@ -52,10 +55,28 @@ def in_db(fn: Callable[..., Result]) -> Callable[..., Any]:
             # connection, which it checks and closes around each task as Django does around a
             # request, not on a pool thread (and connection) per query.
             return await asyncio.get_running_loop().run_in_executor(worker, functools.partial(fn, *args, **kwargs))
-        return await in_database_thread(fn, McpTask)(*args, **kwargs)
+        hop = hops.get("hop")
+        if hop is None:
+            hop = hops["hop"] = in_database_thread(fn, McpTask)
+            _hops.append(hops)
+        return await hop(*args, **kwargs)
 
     run.sync = fn  # type: ignore[attr-defined]
     return run
+
+
+# Every in_db function's made twin, forgotten when DATABASES changes (tests), as the engine decides its thread.
+_hops: list[dict[str, Callable[..., Any]]] = []
+
+
+def _forget_hops(*, setting: str, **kwargs: Any) -> None:
+    if setting == "DATABASES":
+        for hops in _hops:
+            hops.clear()
+        _hops.clear()
+
+
+setting_changed.connect(_forget_hops)
 
 
 def new_task_id() -> str:
