@@ -33,6 +33,11 @@ class Context:
     and the call waits for its answer; a 2026-07-28 client gets an ``InputRequiredResult`` and the
     function runs again from the top when the client retries with the answers, so code that asks
     should do so before it changes anything, and in the same order each time.
+
+    django_mcp makes one per request and passes it wherever code asks for it (a parameter annotated
+    ``Context``, permission checks, the ``get_*`` hooks); code never makes one itself.
+    ``request`` is the protocol layer's ``RequestContext`` of that request, which the properties
+    and methods below use.
     """
 
     def __init__(self, request: RequestContext) -> None:

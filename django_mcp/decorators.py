@@ -24,6 +24,8 @@ def register(*models: Any, site: McpSite | None = None) -> Callable[[type], type
     """
     Class decorator: ``@register(Book)`` registers an options class for models,
     ``@register()`` registers a tool, resource or prompt class.
+
+    ``site`` is the site to register on; None (the default) means ``django_mcp.site``.
     """
     def wrapper(cls: type) -> type:
         target = site if site is not None else default_site
@@ -42,17 +44,34 @@ def register(*models: Any, site: McpSite | None = None) -> Callable[[type], type
 
 
 def tool(first: Any = None, *, site: McpSite | None = None, **options: Any) -> Callable[[Any], Any]:
-    """Register a function as a tool on ``site`` (``django_mcp.site`` unless given)."""
+    """
+    Register a function as a tool on ``site`` (``django_mcp.site`` unless given). The keyword
+    ``options`` are the tool's options, as a ``Tool`` subclass sets them (``name=``,
+    ``annotations=`` ...).
+
+    ``first`` is there only to catch ``@tool`` written without parentheses, which would register
+    nothing: given any value, it raises ``TypeError``.
+    """
     return (site if site is not None else default_site).tool(first, **options)
 
 
 def resource(uri: str, *, site: McpSite | None = None, **options: Any) -> Callable[[Any], Any]:
-    """Register a function as the resource (or resource template) at ``uri``."""
+    """
+    Register a function as the resource (or resource template) at ``uri``: a URI with
+    ``{placeholders}`` makes a resource template. ``site`` is the site to register on; None (the
+    default) means ``django_mcp.site``.
+    """
     return (site if site is not None else default_site).resource(uri, **options)
 
 
 def prompt(first: Any = None, *, site: McpSite | None = None, **options: Any) -> Callable[[Any], Any]:
-    """Register a function as a prompt."""
+    """
+    Register a function as a prompt on ``site`` (``django_mcp.site`` unless given). The keyword
+    ``options`` are the prompt's options, as a ``Prompt`` subclass sets them.
+
+    ``first`` is there only to catch ``@prompt`` written without parentheses, which would register
+    nothing: given any value, it raises ``TypeError``.
+    """
     return (site if site is not None else default_site).prompt(first, **options)
 
 

@@ -20,6 +20,9 @@ class ModelOptions:
     Base of the classes registered for a model. The site makes one instance per registered
     model (``options_class(model, site)``) and publishes what :meth:`get_primitives` and
     :meth:`get_sources` return; unregistering the model withdraws them again.
+
+    ``model`` is the registered model class (its ``_meta`` is kept as ``opts``) and ``site`` the
+    ``McpSite`` it is registered on; both are kept as attributes of the same names.
     """
 
     #: Option names ``site.register(Model, **options)`` accepts (each is a class attribute).

@@ -68,7 +68,14 @@ def _is_primitive(value: Any) -> bool:
 
 
 class McpSite(ShortForms, SiteBackend):
-    """A set of MCP primitives served together at one endpoint."""
+    """
+    A set of MCP primitives served together at one endpoint.
+
+    ``name`` identifies the site: system checks and contracts report under it, and work that
+    outlives its request (a task, a query tool row) names the site and finds it again by it, so
+    two sites of a process need different names. It defaults to ``"default"``, which is the name
+    of the site ``DJANGO_MCP["SITE"]`` makes when it names a class.
+    """
 
     #: The options class ``register(Model)`` uses when given none; None: ``DJANGO_MCP["MODEL_OPTIONS_CLASS"]``
     #: (``django_mcp.model_resources.ModelResource``).
@@ -385,7 +392,12 @@ setting_changed.connect(_forget_default_site)
 
 
 def autodiscover(register_to: Any = None) -> None:
-    """Import every installed app's ``mcp`` module, restoring the site if one fails (as the admin does)."""
+    """
+    Import every installed app's ``mcp`` module, restoring the site if one fails (as the admin does).
+
+    ``register_to`` is the site whose registry is restored when an import fails; None (the
+    default) means ``django_mcp.site``.
+    """
     autodiscover_modules("mcp", register_to=register_to if register_to is not None else site)
 
 

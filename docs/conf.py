@@ -45,6 +45,8 @@ extensions = [
     "commands_reference",
     "template_tags_reference",
     "internal_references",
+    # Not a reference: fails the build while a public name or parameter has no description.
+    "public_api_check",
 ]
 # No sphinx.ext.intersphinx: it downloads other projects' inventories at build time, and the build
 # must work offline (CI included). References to Python's, Django's or Pydantic's own classes are

@@ -65,7 +65,13 @@ class McpActionsMixin:
 
 
 class AdminActionTool(Tool):
-    """One action of a ``ModelAdmin`` as a tool (made by :func:`admin_action_tools`)."""
+    """
+    One action of a ``ModelAdmin`` as a tool (made by :func:`admin_action_tools`).
+
+    ``model_admin`` is the ``ModelAdmin`` instance whose action it runs, ``action`` the name of
+    that action (one ``model_admin.get_action()`` finds, else ``ImproperlyConfigured`` is raised)
+    and ``prefix`` the start of the tool's name, ``<prefix>_<action>``.
+    """
 
     #: The most objects one call may act on; a larger selection is refused. None: no limit.
     max_selection: int | None = 1000
@@ -302,9 +308,11 @@ class AdminActionTool(Tool):
 def admin_action_tools(model_admin: ModelAdmin, actions: Iterable[str] | str | None = None, *,
                        prefix: str | None = None, **options: Any) -> list[AdminActionTool]:
     """
-    The tools that publish ``actions`` of the ``ModelAdmin`` instance (None: its ``mcp_actions``),
-    named ``<prefix>_<action>`` (prefix: the model name). ``options`` (:data:`TOOL_OPTIONS`) apply
-    to each tool, on top of the admin's own checks.
+    The tools that publish ``actions`` of ``model_admin``, a ``ModelAdmin`` instance: an action's
+    name or several names; None (the default) takes the admin's ``mcp_actions``, for which it must
+    use ``McpActionsMixin``. Each tool is named ``<prefix>_<action>``, where ``prefix`` defaults to
+    the model's name (``model_name``). ``options`` (:data:`TOOL_OPTIONS`) apply to each tool, on
+    top of the admin's own checks.
     """
     unknown = sorted(set(options) - TOOL_OPTIONS)
     if unknown:

@@ -114,6 +114,10 @@ class ViewTool(Tool):
     One action of a DRF view as a tool (made by :func:`view_tools`). Arguments are split into
     the lookup (a URL keyword argument), query parameters and the JSON body, the view is called
     with them, and its response becomes the ``CallToolResult``.
+
+    ``view`` is the DRF view or viewset class, ``action`` the :class:`ViewAction` this tool runs
+    (as :func:`resolve_actions` finds it) and ``prefix`` the start of the tool's name,
+    ``<prefix>_<action>``.
     """
 
     #: Where the view is mounted (``/volumes/``): the path of the requests, so links it makes are right.
@@ -216,9 +220,12 @@ def view_tools(view: type, actions: Iterable[str] | None = None, *, prefix: str 
                path: str | None = None, host: str | None = None, **options: Any) -> list[ViewTool]:
     """
     The tools that publish ``actions`` of the DRF view class ``view`` (see :func:`resolve_actions`),
-    named ``<prefix>_<action>``. ``path`` is where the view is mounted (default ``/<prefix>/``), for
-    the links it makes; ``options`` (``permission_classes``, ``permission``, ``meta``, ``icons``)
-    apply to each tool: they decide who may see and call it, before the view's own checks.
+    named ``<prefix>_<action>``; ``prefix`` defaults to :func:`default_prefix` (the model's name, else
+    the view's). ``path`` is where the view is mounted (default ``/<prefix>/``), for the links it
+    makes; ``host`` is the host of the requests the tools make (what the view's absolute links
+    name), None (the default) the first usable name of ``ALLOWED_HOSTS``. ``options``
+    (``permission_classes``, ``permission``, ``meta``, ``icons``) apply to each tool: they decide
+    who may see and call it, before the view's own checks.
     """
     from rest_framework.views import APIView
 
@@ -241,6 +248,10 @@ def register_view(view: Any, actions: Any = None, *, site: Any = None, **options
     Publish actions of a DRF view or viewset as tools of ``site`` (default ``django_mcp.site``)
     named ``<prefix>_<action>`` (``register_view(BookViewSet, actions=["list", "retrieve"])``);
     ``options`` are those of :func:`view_tools`. All are registered, or none.
+
+    ``view`` is the view or viewset class and ``actions`` the names of the actions to publish, as
+    :func:`resolve_actions` reads them; None (the default) publishes every standard action the
+    view has.
     """
     if site is None:
         from ..sites import get_default_site

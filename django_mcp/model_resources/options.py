@@ -50,6 +50,11 @@ class ModelResource(ModelOptions):
     The options of a model published as resources. Set options as class attributes (or as
     keywords of ``site.register(Model, **options)``) and override the ``get_*`` hooks for
     per-request behaviour, as with a ``ModelAdmin``.
+
+    The site makes the instance, ``ModelResource(model, site)``: ``model`` is the registered model
+    class and ``site`` the ``McpSite`` it is registered on. Options that do not fit the model (a
+    ``lookup_field`` that is not unique, an unknown ``cache_scope``…) raise
+    ``ImproperlyConfigured`` then, when the model is registered.
     """
 
     options: ClassVar[frozenset[str]] = frozenset({

@@ -22,6 +22,10 @@ def template_prompt(*, site: Any = None, **options: Any) -> Any:
         @template_prompt(template_name="library/plan.md")
         def plan(author: str) -> dict:
             return {"author": Author.objects.get(name=author)}
+
+    ``site`` is the site to register on; None (the default) means ``django_mcp.site``. The keyword
+    ``options`` are the prompt's options, as a ``TemplatePrompt`` subclass sets them
+    (``template_name=`` ...); an unknown one raises ``TypeError``.
     """
     from ..sites import get_default_site
     from .templates import TemplatePrompt, template_prompt_from_function

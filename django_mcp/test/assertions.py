@@ -15,11 +15,15 @@ from .subscriptions import Subscription
 
 
 def assert_tool_listed(client: McpClient, name: str) -> dict[str, Any]:
-    """The tool ``name`` is in this client's ``tools/list``; returns it as listed."""
+    """The tool ``name`` is in the ``tools/list`` of ``client``; returns it as listed."""
     return _listed(client.list_tools(), name)
 
 
 async def aassert_tool_listed(client: McpClient, name: str) -> dict[str, Any]:
+    """
+    :func:`assert_tool_listed` for async tests: the tool ``name`` is in the ``tools/list`` of
+    ``client``; returns it as listed.
+    """
     return _listed(await client.alist_tools(), name)
 
 
@@ -31,11 +35,12 @@ def _listed(tools: Listing, name: str) -> dict[str, Any]:
 
 
 def assert_tool_hidden(client: McpClient, name: str) -> None:
-    """The tool ``name`` is not in this client's ``tools/list``."""
+    """The tool ``name`` is not in the ``tools/list`` of ``client``."""
     _hidden(client.list_tools(), name)
 
 
 async def aassert_tool_hidden(client: McpClient, name: str) -> None:
+    """:func:`assert_tool_hidden` for async tests: the tool ``name`` is not in the ``tools/list`` of ``client``."""
     _hidden(await client.alist_tools(), name)
 
 
@@ -48,9 +53,11 @@ def assert_call_refused(client: McpClient, name: str, arguments: dict[str, Any] 
                         code: int | None = None, status: int | None = None, message: str | None = None,
                         ) -> ErrorResponse:
     """
-    Calling ``name`` is refused by the server (a JSON-RPC error or an HTTP refusal, not a tool
-    result): with the JSON-RPC ``code``, the HTTP ``status`` and a ``message`` containing the
-    text given. Returns the error. A tool that answered ``isError`` was not refused: it ran.
+    Calling the tool ``name`` through ``client``, with ``arguments`` (default none), is refused by
+    the server (a JSON-RPC error or an HTTP refusal, not a tool result): with the JSON-RPC
+    ``code``, the HTTP ``status`` and a ``message`` containing the text given; each left None is
+    not checked. Returns the :class:`ErrorResponse`. A tool that answered ``isError`` was not
+    refused: it ran.
     """
     try:
         result = client.call_tool(name, arguments or {})
@@ -63,6 +70,12 @@ def assert_call_refused(client: McpClient, name: str, arguments: dict[str, Any] 
 async def aassert_call_refused(client: McpClient, name: str, arguments: dict[str, Any] | None = None, *,
                                code: int | None = None, status: int | None = None, message: str | None = None,
                                ) -> ErrorResponse:
+    """
+    :func:`assert_call_refused` for async tests: calling the tool ``name`` through ``client``,
+    with ``arguments`` (default none), is refused with the JSON-RPC ``code``, the HTTP ``status``
+    and a ``message`` containing the text given (each left None is not checked). Returns the
+    :class:`ErrorResponse`.
+    """
     try:
         result = await client.acall_tool(name, arguments or {})
     except ErrorResponse as error:
@@ -84,13 +97,18 @@ def check_error(error: ErrorResponse, *, code: int | None, status: int | None, m
 def assert_structured_valid(client: McpClient, name: str, result: ToolResult) -> Any:
     """
     ``result`` (of the tool ``name``) has structured content valid against the ``outputSchema``
-    the tool publishes to this client; returns the structured content. Needs ``jsonschema``
-    (``pip install "django-mcpkit[testing]"``).
+    the tool publishes to ``client`` (in its ``tools/list``); returns the structured content.
+    Needs ``jsonschema`` (``pip install "django-mcpkit[testing]"``).
     """
     return _structured_valid(assert_tool_listed(client, name), result)
 
 
 async def aassert_structured_valid(client: McpClient, name: str, result: ToolResult) -> Any:
+    """
+    :func:`assert_structured_valid` for async tests: ``result`` (of the tool ``name``) has
+    structured content valid against the ``outputSchema`` the tool publishes to ``client``;
+    returns the structured content.
+    """
     return _structured_valid(await aassert_tool_listed(client, name), result)
 
 
@@ -118,8 +136,8 @@ def _structured_valid(tool: dict[str, Any], result: ToolResult) -> Any:
 def assert_notified(received: Answer | Subscription | list[dict[str, Any]], method: str,
                     **params: Any) -> dict[str, Any]:
     """
-    A notification named ``method`` was received — by a call (its result), on a
-    :class:`Subscription`, or in a list of notifications — whose ``params`` include the items
+    A notification named ``method`` was received — ``received`` is a call's result, a
+    :class:`Subscription`, or a list of notifications — whose ``params`` include the items
     given (``assert_notified(result, "notifications/progress", progress=1)``). Returns it.
     """
     notifications = received if isinstance(received, list) else (

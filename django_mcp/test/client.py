@@ -45,9 +45,13 @@ class McpClient(Identity, SyncTwins):
     ``initialize`` on the first request and ends it with :meth:`close`. ``app`` is the ASGI
     application (default: the project's ``ASGI_APPLICATION``), or ``site`` an
     :class:`~django_mcp.sites.McpSite` (or its import path) served as ``django_mcp.asgi.application``
-    serves one; ``path`` is where MCP is mounted (default ``DJANGO_MCP["MCP_PATH"]``).
+    serves one; ``path`` is where MCP is mounted (default ``DJANGO_MCP["MCP_PATH"]``) and ``host``
+    the ``Host`` header of every request (default ``"testserver"``, as Django's test client sends).
     ``elicitation``, ``sampling`` and ``roots`` answer what the server asks
-    (:mod:`django_mcp.test.answers`); ``log_level`` asks for log messages from that level;
+    (:mod:`django_mcp.test.answers`), and the client declares the capabilities they make true;
+    ``capabilities`` adds to those (or replaces one of them) and ``client_info`` replaces the
+    ``clientInfo`` the client sends (default ``{"name": "django-mcp-test-client", "version":
+    "1"}``); ``log_level`` asks for log messages from that level;
     ``on_notification`` is called with each notification of a request as it arrives (progress,
     log messages), before the result; ``timeout`` bounds every wait for the server, so a test
     never hangs.

@@ -12,7 +12,9 @@ class ErrorResponse(Exception):
 
     ``code``, ``message`` and ``data`` are the JSON-RPC error's (``code`` is None when the body
     carried none); ``status`` and ``headers`` are the HTTP response's (``headers`` with lower-case
-    names), so a test can look at a ``WWW-Authenticate`` challenge.
+    names), so a test can look at a ``WWW-Authenticate`` challenge. ``method`` names the request
+    that failed, when known (its JSON-RPC method, or ``GET (resuming a stream)``): the error's
+    text starts with it.
     """
 
     def __init__(self, code: int | None, message: str, data: Any = None, *, status: int = 200,

@@ -14,6 +14,9 @@ class ForcedCredential:
     """
     The credential a forced identity carries: the scopes the test gave, read by permission classes
     such as :class:`~django_mcp.permissions.HasScopes` the way they read an OAuth token's.
+
+    ``scopes`` is a space-separated string of scope names, as an OAuth token's ``scope`` is, or an
+    iterable of names; the credential keeps them as the frozenset ``scopes``.
     """
 
     def __init__(self, scopes: Any) -> None:

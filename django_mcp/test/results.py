@@ -144,6 +144,9 @@ class Listing(list):
     """
     The items of a listing (``tools/list``, ``resources/list``…), every page followed; each item
     as sent. ``names`` are their names (resources: their ``uri`` is in ``uris``).
+
+    ``items`` are the items of every page, in order; ``notifications`` the messages the server
+    sent on the requests' own streams while the pages were read, as an :class:`Answer`'s are.
     """
 
     def __init__(self, items: list[dict[str, Any]], notifications: list[dict[str, Any]] | None = None) -> None:

@@ -34,7 +34,8 @@ def sdk_transport(app: Any = None, *, path: str | None = None, host: str = "test
                   token: Any = None, scopes: Any = None, headers: dict[str, str] | None = None) -> Any:
     """
     A transport for ``mcp.Client`` that reaches ``app`` (default: the project's
-    ``ASGI_APPLICATION``) in process at ``path`` (default ``DJANGO_MCP["MCP_PATH"]``). ``user``,
+    ``ASGI_APPLICATION``) in process at ``path`` (default ``DJANGO_MCP["MCP_PATH"]``), on the host
+    ``host`` (the URL's, so the ``Host`` header of every request; default ``"testserver"``). ``user``,
     ``token`` and ``scopes`` force the identity of every request as
     :meth:`McpClient.force_authenticate <django_mcp.test.McpClient.force_authenticate>` does;
     ``headers`` are sent with every request (credentials for the project's authentication classes).

@@ -26,6 +26,13 @@ class Subscription:
     """
     An open notification stream (``async with client.listen(...) as stream``). ``received`` holds
     every notification so far; :meth:`next` waits for the next one (of a given method).
+
+    :meth:`McpClient.listen <django_mcp.test.McpClient.listen>` makes it: ``client`` is the
+    ``McpClient`` that opens the stream; ``tools``, ``prompts`` and ``resources`` ask for the
+    list-changed notifications of those lists and ``uris`` for the updates of those resources.
+    In 2026-07-28 they are the ``subscriptions/listen`` request's filter; a legacy session's GET
+    stream carries whatever the session is sent, and each of ``uris`` is subscribed to with
+    ``resources/subscribe`` on entry.
     """
 
     def __init__(self, client: Any, *, tools: bool, prompts: bool, resources: bool,
