@@ -139,7 +139,7 @@ class ResourceTemplate(Resource):
     uri_template: str | None = None
     complete: dict[str, Completer] | None = None
     #: Variables that are identifiers the server looks up (a database key, a slug), never part of
-    #: a path: their decoded values may hold ``/`` and dots (see :mod:`.uri_templates`).
+    #: a path: their decoded values may hold ``/`` and dots (see :mod:`~django_mcp.resources.uri_templates`).
     opaque_variables: frozenset[str] = frozenset()
 
     def check_address(self) -> None:

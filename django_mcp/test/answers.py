@@ -5,7 +5,7 @@ Each is given to the client as a callable (called with the request's ``params``,
 returning the result), a list of results (taken in order, one per question), or a single result
 (given every time). A kind the test gives no answer for is not declared among the client's
 capabilities, so a server that needs it refuses the call as it would for a real client that
-cannot answer; a list that runs out fails the test with :class:`UnansweredRequest`.
+cannot answer; a list that runs out fails the test with :class:`~django_mcp.test.UnansweredRequest`.
 """
 
 from __future__ import annotations
@@ -53,7 +53,10 @@ class Answers:
         return capabilities
 
     async def answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """The result for the server's question ``method``; :class:`UnansweredRequest` when there is none."""
+        """
+        The result for the server's question ``method``; :class:`~django_mcp.test.UnansweredRequest`
+        when there is none.
+        """
         self.asked.append((method, params))
         kind = METHOD_KINDS.get(method)
         source = self.sources.get(kind) if kind else None

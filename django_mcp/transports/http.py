@@ -78,7 +78,7 @@ setting_changed.connect(_forget_dispatchers)
 class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsumer):
     """
     The MCP endpoint as a Channels consumer. Mount it with :func:`django_mcp.asgi.application`, or
-    in your own router as ``McpHttpConsumer.as_asgi()`` (``site=`` picks another :class:`McpSite`).
+    in your own router as ``McpHttpConsumer.as_asgi()`` (``site=`` picks another :class:`~django_mcp.McpSite`).
     """
 
     site: Any = None
