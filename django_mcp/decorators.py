@@ -46,8 +46,13 @@ def register(*models: Any, site: McpSite | None = None) -> Callable[[type], type
 def tool(first: Any = None, *, site: McpSite | None = None, **options: Any) -> Callable[[Any], Any]:
     """
     Register a function as a tool on ``site`` (``django_mcp.site`` unless given). The keyword
-    ``options`` are the tool's options, as a ``Tool`` subclass sets them (``name=``,
-    ``annotations=`` ...).
+    ``options`` are the tool's options, as a :class:`~django_mcp.Tool` subclass sets them (each
+    is described there): ``name``, ``title``, ``description``, ``icons``, ``meta``,
+    ``permission_classes``, ``permission``, ``required_scopes``, ``annotations``, ``input_schema``,
+    ``output_schema``, ``structured_output``, ``input_serializer``, ``input_form`` and
+    ``output_serializer``; feature apps add theirs (``django_mcp.tasks``: ``task_support``,
+    ``ask_before_task``; ``django_mcp.ui``: ``view``, ``view_csp``, ``visibility``). An unknown
+    option is a ``TypeError`` at import.
 
     ``first`` is there only to catch ``@tool`` written without parentheses, which would register
     nothing: given any value, it raises ``TypeError``.
@@ -59,7 +64,11 @@ def resource(uri: str, *, site: McpSite | None = None, **options: Any) -> Callab
     """
     Register a function as the resource (or resource template) at ``uri``: a URI with
     ``{placeholders}`` makes a resource template. ``site`` is the site to register on; None (the
-    default) means ``django_mcp.site``.
+    default) means ``django_mcp.site``. The keyword ``options`` are those of
+    :class:`~django_mcp.Resource` (``name``, ``title``, ``description``, ``icons``, ``meta``,
+    ``permission_classes``, ``permission``, ``required_scopes``, ``mime_type``, ``size``,
+    ``annotations``) or, for a template, of :class:`~django_mcp.ResourceTemplate` (the same
+    without ``size``, with ``complete``).
     """
     return (site if site is not None else default_site).resource(uri, **options)
 
@@ -67,7 +76,9 @@ def resource(uri: str, *, site: McpSite | None = None, **options: Any) -> Callab
 def prompt(first: Any = None, *, site: McpSite | None = None, **options: Any) -> Callable[[Any], Any]:
     """
     Register a function as a prompt on ``site`` (``django_mcp.site`` unless given). The keyword
-    ``options`` are the prompt's options, as a ``Prompt`` subclass sets them.
+    ``options`` are the prompt's options, as a :class:`~django_mcp.Prompt` subclass sets them:
+    ``name``, ``title``, ``description``, ``icons``, ``meta``, ``permission_classes``,
+    ``permission``, ``required_scopes``, ``arguments``, ``argument_descriptions`` and ``complete``.
 
     ``first`` is there only to catch ``@prompt`` written without parentheses, which would register
     nothing: given any value, it raises ``TypeError``.

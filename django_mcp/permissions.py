@@ -303,6 +303,12 @@ class CallablePermission(BasePermission):
         return f"CallablePermission({getattr(self.fn, '__qualname__', self.fn)!r})"
 
 
+#: What a primitive's ``permission_classes`` (or ``permission``) may list: a permission class, an
+#: instance (operators make one: ``IsAuthenticated & DjangoModelPermissions``), a Django permission
+#: string (``"library.change_book"``) or a callable ``fn(ctx) -> bool``.
+PermissionSpec = type[BasePermission] | BasePermission | str | Callable[..., Any]
+
+
 def as_permission(value: Any) -> BasePermission:
     """
     A permission instance from what a primitive may list: a permission class or instance, a

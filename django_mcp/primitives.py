@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, get_type_hints
 
 from django.core.exceptions import ImproperlyConfigured
 
 from .conf import mcp_settings
 from .context import Context
-from .permissions import BasePermission, allows, allows_object, as_permissions
+from .permissions import BasePermission, PermissionSpec, allows, allows_object, as_permissions
 from .protocol.context import RequestContext
 from .threads import in_thread
 
@@ -96,16 +96,25 @@ class Primitive:
     #: Set by :meth:`from_function`: the decorated function.
     function: ClassVar[Callable[..., Any] | None] = None
 
+    #: The name clients call it by (a tool's or prompt's ``name``, a resource's ``name``); None: the
+    #: function's name for the short forms, else the class's name in snake_case.
     name: str | None = None
+    #: A human-readable title clients show instead of the name (MCP's ``title``); None: none sent.
     title: str | None = None
+    #: What it does, for the model and the user; None: the function's docstring (for a class, its
+    #: work method's, else the class's own).
     description: str | None = None
+    #: Icons clients may show: a list of ``{"src": url, "mimeType": …, "sizes": [...]}``
+    #: (MCP's ``icons``, 2025-11-25 and later); None: none.
     icons: list[dict[str, Any]] | None = None
+    #: Extra metadata sent as the listing entry's ``_meta`` (keys namespaced as MCP asks); None: none.
     meta: dict[str, Any] | None = None
-    #: Permission classes, instances, Django permission strings or ``fn(ctx)`` callables; None
-    #: means ``DJANGO_MCP["DEFAULT_PERMISSION_CLASSES"]``.
-    permission_classes: Any = None
+    #: Permission classes, instances, Django permission strings or ``fn(ctx)`` callables
+    #: (:data:`~django_mcp.permissions.PermissionSpec`); None means
+    #: ``DJANGO_MCP["DEFAULT_PERMISSION_CLASSES"]``.
+    permission_classes: Sequence[PermissionSpec] | None = None
     #: Shorthand for a single entry of ``permission_classes``.
-    permission: Any = None
+    permission: PermissionSpec | None = None
     #: OAuth scopes a scoped credential must grant to see and use this primitive, on top of
     #: those its kind needs (``DJANGO_MCP["REQUIRED_SCOPES"]``). Requests without a scoped
     #: credential (a login session, stdio) are not asked for scopes.

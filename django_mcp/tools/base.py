@@ -70,8 +70,13 @@ class Tool(Primitive):
     options = Primitive.options | {"annotations", "input_schema", "output_schema", "structured_output",
                                    "input_serializer", "input_form", "output_serializer"}
 
+    #: Hints about what the tool does, listed as its ``annotations`` (MCP spec, server/tools):
+    #: ``readOnlyHint``, ``destructiveHint``, ``idempotentHint``, ``openWorldHint``, ``title``.
     annotations: dict[str, Any] | None = None
+    #: The JSON Schema of the arguments, given as is; None: built from the signature (or the
+    #: ``input_serializer`` or ``input_form``).
     input_schema: dict[str, Any] | None = None
+    #: The JSON Schema of ``structuredContent``; None: built from the return annotation.
     output_schema: dict[str, Any] | None = None
     #: False publishes no ``outputSchema`` whatever the return annotation says.
     structured_output: bool | None = None
