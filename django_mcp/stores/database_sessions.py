@@ -151,6 +151,10 @@ class DatabaseSessionStore(BaseSessionStore):
             alive = await self._in_thread(self._model().objects.filter(pk=state.id, ended=False).exists)()
             state.stored = alive
             return alive
+        # Taken from what is owed and not yet in the table: a read meanwhile (a GET stream opening
+        # while the client's logging/setLevel persists its session) waits for this insert instead
+        # of finding no session at all.
+        done = self.pending.mark_writing([state.id]) if owed is not None else None
         try:
             alive = await self._in_thread(session_sql.insert_unless_present)(
                 self._model(), owed if owed is not None else self._fields_of(state))
@@ -158,6 +162,9 @@ class DatabaseSessionStore(BaseSessionStore):
             if owed is not None:
                 self.pending.add(state.id, owed, state)  # still owed: the batch writer tries again
             raise
+        finally:
+            if done is not None:
+                self.pending.done_writing([state.id], done)
         state.stored = alive
         return alive
 

@@ -46,8 +46,9 @@ class PendingRows:
         # (user_key, client_address) → (monotonic time read, their rows then): see
         # DatabaseSessionStore._held_by()
         self.rows_held: dict[tuple[str, str | None], tuple[float, int]] = {}
-        # keys being written right now, and the lock their writers hold
-        self.writing: set[str] = set()
+        # keys being written right now (by the batch or by persist()), each with the event its
+        # write sets when it is over; and the lock batch writes hold
+        self.writing: dict[str, asyncio.Event] = {}
         self.lock: asyncio.Lock | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.task: asyncio.Task[None] | None = None
@@ -111,9 +112,9 @@ class PendingRows:
         ids = {row["id"] for row in rows}
         assert self.lock is not None
         # Marked as being written before waiting for the lock: these rows are no longer owed, so
-        # a persist() meanwhile (a GET stream opening) must wait for this write, not find no row
-        # and take the session for ended.
-        self.writing |= ids
+        # a persist() or a read meanwhile (a GET stream opening) must wait for this write, not
+        # find no row and take the session for ended.
+        done = self.mark_writing(ids)
         try:
             async with self.lock:
                 try:
@@ -127,13 +128,30 @@ class PendingRows:
                     for _, _, state in due:
                         state.stored = True
         finally:
-            self.writing -= ids
+            self.done_writing(ids, done)
+
+    def mark_writing(self, keys: set[str] | list[str]) -> asyncio.Event:
+        """
+        ``keys``, taken from what is owed, are being written: until :meth:`done_writing`, a read
+        that finds neither the row nor the debt waits for the write (:meth:`settled`). Call it
+        right after :meth:`take`, with no ``await`` between.
+        """
+        done = asyncio.Event()
+        for key in keys:
+            self.writing[key] = done
+        return done
+
+    def done_writing(self, keys: set[str] | list[str], done: asyncio.Event) -> None:
+        """The write :meth:`mark_writing` announced is over (committed, or failed and owed again)."""
+        for key in keys:
+            if self.writing.get(key) is done:
+                del self.writing[key]
+        done.set()
 
     async def settled(self, key: str) -> None:
         """Wait until a write of ``key`` that has started (or waits for the lock to start) is over."""
-        while key in self.writing and self.lock is not None:
-            async with self.lock:
-                pass
+        while (done := self.writing.get(key)) is not None:
+            await done.wait()
 
 
 def owner(fields: dict[str, Any]) -> tuple[str, str | None]:

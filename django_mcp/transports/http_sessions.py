@@ -231,12 +231,12 @@ class LegacySessionMixin(RequestTrackingMixin):
         session = await self.load_session()
         if session is None:
             return
-        # A stream keeps its session alive by touching its row: the row must exist.
-        if not await session.persist():
-            await self.refuse(SessionNotFound())
-            return
         last_event_id = self.headers.get(constants.LAST_EVENT_ID)
         if last_event_id:
+            # The events replayed are rows that refer to the session's: it must have one.
+            if not await session.persist():
+                await self.refuse(SessionNotFound())
+                return
             await self.resume_stream(session, last_event_id)
             return
         try:
@@ -250,6 +250,9 @@ class LegacySessionMixin(RequestTrackingMixin):
         # Read the subscriptions again, from the store, now that the stream is in the session's
         # group: a resources/subscribe (or a DELETE) that committed after load_session() above
         # told the session group before this stream was in it. From here on nothing is missed.
+        # A session whose row this worker still owes is read from what it owes (or from its
+        # signed id): the stream does not write the row ahead of the batch (stores/pending_rows.py),
+        # which a thousand clients reconnecting at once would otherwise each do alone.
         current = await reread_session(session.wire_id)
         if current is None:
             await self.refuse(SessionNotFound())
@@ -309,6 +312,15 @@ class LegacySessionMixin(RequestTrackingMixin):
         if not self.session_stream or self.session is None:
             return
         loop = asyncio.get_running_loop()
+        if not self.session.state.stored:
+            # The stream opened without writing the session's row (handle_get): the batch of the
+            # worker that opened it has written it by the first keep-alive, unless that worker
+            # stopped first. Then write it here, long before its signed id stops standing for it
+            # alone (SIGNED_ONLY_SECONDS); a new row is a touch.
+            self._last_touch = loop.time()
+            if not await self.session.persist():
+                await self.end_sse()
+            return
         if not self._last_touch:
             # The stream's opening wrote or read the row (a read touches a row a minute old): the
             # clock starts at the first keep-alive, instead of a write per stream then, thousands

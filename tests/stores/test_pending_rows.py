@@ -9,11 +9,12 @@ multi-worker tests (tests/transports/test_multi_worker.py) run the same over rea
 """
 
 import asyncio
+import threading
 import time
 from datetime import timedelta
 
 import pytest
-from asgiref.sync import sync_to_async
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.utils import timezone
 
 from django_mcp.models import McpSession
@@ -89,6 +90,43 @@ async def test_alone_a_read_the_batch_writer_overtakes_finds_the_written_row(mon
     monkeypatch.setattr(store, "_get", read_then_be_overtaken)
     found = await store.get(session.wire_id)
     assert overtaken, "the read was never overtaken: the test proves nothing"
+    assert found is not None and found.id == session.id
+
+
+async def test_alone_a_read_while_persist_inserts_the_row_waits_for_it(monkeypatch):
+    """
+    persist() takes a session from what is owed and inserts its row; a read that runs meanwhile
+    (a GET stream opening while the same client's logging/setLevel persists its session) finds
+    neither the debt nor the row unless it waits for the insert: the tutorial's test saw that as
+    a GET refused 404 right after initialize.
+    """
+    store = DatabaseSessionStore()
+    session = await store.create(**FIELDS)
+    inserting, go_on = threading.Event(), threading.Event()
+    insert = session_sql.insert_unless_present
+
+    def slow_insert(model, fields):
+        inserting.set()
+        go_on.wait(5)
+        return insert(model, fields)
+
+    async def in_request(coroutine):
+        # Each in a request's own context, as the transports serve them: on SQLite each request's
+        # queries then run on a thread of its own, so the read does not queue behind the insert.
+        async with ThreadSensitiveContext():
+            return await coroutine
+
+    monkeypatch.setattr(session_sql, "insert_unless_present", slow_insert)
+    persisting = asyncio.ensure_future(in_request(store.persist(session)))
+    while not inserting.is_set():
+        await asyncio.sleep(0.01)
+    assert session.id not in store.pending.sessions  # taken, not yet written: the window
+    reading = asyncio.ensure_future(in_request(store.get(session.wire_id)))
+    await asyncio.sleep(0.1)
+    assert not reading.done(), "the read answered before the insert was over"
+    go_on.set()
+    assert await persisting is True
+    found = await reading
     assert found is not None and found.id == session.id
 
 

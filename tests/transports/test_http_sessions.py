@@ -17,6 +17,9 @@ import pytest
 from channels.testing import ApplicationCommunicator, HttpCommunicator
 
 from django_mcp.notifications import anotify_resource_updated
+from django_mcp.models import McpSession
+from django_mcp.stores import pending_rows
+from django_mcp.stores.session_ids import key_of
 from django_mcp.stores.sessions import get_session_store
 from django_mcp.transports import http_sessions
 from django_mcp.transports.http import McpHttpConsumer
@@ -107,6 +110,30 @@ async def test_a_delete_while_the_stream_opens_does_not_leave_it_open(app, monke
     start = await stream.receive_output(3)
     assert start["status"] == 404
     await stream.wait(3)
+
+
+async def test_a_stream_opened_before_its_sessions_row_writes_it_at_its_first_keepalive(app, settings, monkeypatch):
+    # A GET stream opens on a session this worker has not written yet (the batch writes rows a
+    # second after they open): the stream neither writes the row itself nor ends when the row is
+    # still missing at its first keep-alive, which writes it instead (as when the worker that
+    # opened the session stopped before its batch), whatever the touch interval.
+    monkeypatch.setattr(pending_rows, "WRITE_DELAY", 3600.0)  # the batch writer never gets to it
+    settings.DJANGO_MCP = {**getattr(settings, "DJANGO_MCP", {}), "SSE_KEEPALIVE_SECONDS": 0.2,
+                           "SESSION_IDLE_TIMEOUT_SECONDS": 3600}
+    headers = session_headers(await open_session(app))
+    key = key_of(dict(headers)[b"mcp-session-id"].decode())
+    stream = get_stream(app, headers)
+    await stream.send_input({"type": "http.request", "body": b""})
+    try:
+        assert (await stream.receive_output(3))["status"] == 200
+        assert (await stream.receive_output(3))["body"].startswith(b":")
+        assert not await McpSession.objects.filter(pk=key).aexists(), "the stream wrote the row as it opened"
+        await asyncio.sleep(1.0)  # past the first keep-alives (0.2 s apart)
+        assert await McpSession.objects.filter(pk=key, ended=False).aexists(), "the keep-alive did not write the row"
+        assert (await stream.receive_output(3))["body"].startswith(b":"), "the stream ended"
+    finally:
+        await stream.send_input({"type": "http.disconnect"})
+        await stream.wait(3)
 
 
 async def test_a_stream_touches_its_session_only_once_the_touch_interval_has_passed(app, settings, monkeypatch):
