@@ -100,6 +100,36 @@ def fences(page: Path) -> list[Fence]:
     return found
 
 
+_RST_BLOCK = re.compile(r"^(?P<indent>[ ]*)\.\. code-block:: (?P<lang>\S+)\s*$")
+
+
+def rst_code_blocks(page: Path) -> list[Fence]:
+    """Every ``.. code-block::`` of a reStructuredText page (options skipped), as fences."""
+    lines = page.read_text().splitlines()
+    found: list[Fence] = []
+    for index, line in enumerate(lines):
+        opening = _RST_BLOCK.match(line)
+        if opening is None:
+            continue
+        outer = len(opening["indent"])
+        body: list[str] = []
+        inner: int | None = None
+        for following in lines[index + 1:]:
+            if not following.strip():
+                body.append("")
+                continue
+            indent = len(following) - len(following.lstrip())
+            if indent <= outer:
+                break
+            if inner is None:
+                if following.lstrip().startswith(":"):  # an option of the directive
+                    continue
+                inner = indent
+            body.append(following[inner:] if indent >= inner else following.lstrip())
+        found.append(Fence(page, index + 1, opening["lang"], "\n".join(body).strip("\n") + "\n", False))
+    return found
+
+
 def toctree(index: Path) -> list[str]:
     """The entries of the first ``{toctree}`` directive of a MyST page, options left out."""
     for fence in fences(index):

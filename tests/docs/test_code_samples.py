@@ -42,7 +42,7 @@ from tests.live import LiveServer, free_port, server_env
 from tests.packaging.installed import copy_source
 
 from .samples import DOCS, README, ROOT, Command, Fence, commands, fences, json_subset, merge_excerpt, \
-    tutorial_pages
+    rst_code_blocks, tutorial_pages
 
 
 BIN = Path(sys.executable).parent
@@ -558,9 +558,16 @@ def test_the_readme_project_serves_what_its_samples_say(tmp_path: Path) -> None:
 
 
 def documented_python() -> list[Fence]:
-    """Every Python block of the README, the tutorial and the how-to guides."""
-    pages = [README, *sorted((DOCS / "tutorial").glob("*.md")), *sorted((DOCS / "howto").glob("*.md"))]
-    return [fence for page in pages for fence in fences(page) if fence.lang == "python"]
+    """
+    Every Python block of the README, the quickstart, the tutorial, the how-to guides and the topic
+    guides, and every Python ``code-block`` of the reference's reStructuredText pages.
+    """
+    pages = [README, *sorted(DOCS.glob("*.md")), *sorted((DOCS / "tutorial").glob("*.md")),
+             *sorted((DOCS / "howto").glob("*.md")), *sorted((DOCS / "explanation").glob("*.md")),
+             *sorted((DOCS / "reference").glob("*.md"))]
+    blocks = [fence for page in pages for fence in fences(page) if fence.lang == "python"]
+    return blocks + [block for page in sorted((DOCS / "reference").glob("*.rst"))
+                     for block in rst_code_blocks(page) if block.lang == "python"]
 
 
 def test_every_python_sample_compiles() -> None:
