@@ -25,18 +25,12 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import copy
-import functools
 import logging
-import queue
-import threading
 import time
-from concurrent.futures import Executor, Future
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.contrib.auth.models import AnonymousUser
 from django.core.signals import setting_changed
-from django.db import close_old_connections
 from django.utils import timezone
 
 from ..conf import mcp_settings
@@ -48,7 +42,7 @@ from ..protocol.input import InputRequired
 from ..protocol.versions import META_SERVER_INFO, Era, at_least
 from ..sites import site_named
 from ..threads import in_database_thread
-from . import compat, store
+from . import compat, store, worker_loop
 from .models import McpTask
 from .wire import detailed_task, legacy_task, task_group
 
@@ -161,79 +155,7 @@ def _run_here(task_id: str, claimed: McpTask | None = None) -> None:
 
 def work(task_id: str) -> None:
     """The task framework's entry point: a plain function, which every backend can run."""
-    _worker_loop.run(task_id)
-
-
-class _TaskWorkerLoop:
-    """
-    The one event loop that runs tasks' work in a task framework's worker process (``db_worker``,
-    RQ, Celery), on a thread of its own, from the first task to the process's end. One loop
-    rather than ``async_to_sync``'s new loop and thread for each task: what lives with a loop —
-    the channel layer's Redis connections that announce each task's end, the loop's thread pool —
-    is made once instead of once per task (with channels_redis, the connection alone doubled
-    the worker's time per short task). The work's own queries still run on the worker's thread,
-    which waits for the task meanwhile (:class:`_WorkerThread`), on the connection the task
-    framework checks and closes around each task.
-    """
-
-    def __init__(self) -> None:
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self.thread: threading.Thread | None = None
-        self.lock = threading.Lock()
-
-    def run(self, task_id: str) -> None:
-        """Run the task's work on the loop; this thread serves its queries until it is done."""
-        with self.lock:
-            if self.loop is None or self.thread is None or not self.thread.is_alive():
-                self.loop = asyncio.new_event_loop()
-                self.thread = threading.Thread(target=self.loop.run_forever, name="django_mcp task worker",
-                                               daemon=True)
-                self.thread.start()
-            loop = self.loop
-        here = _WorkerThread()
-        done = asyncio.run_coroutine_threadsafe(_work(task_id, here), loop)
-        here.serve_until(done)
-        done.result()
-
-
-class _WorkerThread(Executor):
-    """The thread that waits for a task's work, as an executor: what is submitted runs there, in order."""
-
-    def __init__(self) -> None:
-        self.items: queue.SimpleQueue[tuple[Future[Any], Any] | None] = queue.SimpleQueue()
-
-    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
-        future: Future[Any] = Future()
-        self.items.put((future, functools.partial(fn, *args, **kwargs)))
-        return future
-
-    def serve_until(self, done: Future[Any]) -> None:
-        done.add_done_callback(lambda _: self.items.put(None))
-        while (item := self.items.get()) is not None:
-            future, call = item
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(call())
-            except BaseException as exc:  # handed to the awaiting coroutine, as an executor does
-                future.set_exception(exc)
-
-
-async def _work(task_id: str, thread: _WorkerThread) -> None:
-    token = store.worker_thread.set(thread)
-    try:
-        await run(task_id)
-    finally:
-        store.worker_thread.reset(token)
-        # Thread-sensitive code of the work (the async ORM in an async tool) ran on asgiref's one
-        # thread for it: that thread's connection is checked, as the worker's own is, after each task.
-        await _close_old_connections()
-
-
-_close_old_connections = sync_to_async(close_old_connections, thread_sensitive=True)
-
-
-_worker_loop = _TaskWorkerLoop()
+    worker_loop.run_in_worker(lambda: run(task_id))
 
 
 if compat.AVAILABLE:

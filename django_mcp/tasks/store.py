@@ -45,8 +45,6 @@ worker_thread: contextvars.ContextVar[Executor | None] = contextvars.ContextVar(
 def in_db(fn: Callable[..., Result]) -> Callable[..., Any]:
     """An awaitable twin of the sync query ``fn`` (see the module docstring)."""
 
-    hops: dict[str, Callable[..., Any]] = {}  # the in_database_thread twin, made once (it reads the settings)
-
     @functools.wraps(fn)
     async def run(*args: Any, **kwargs: Any) -> Result:
         worker = worker_thread.get()
@@ -55,24 +53,22 @@ def in_db(fn: Callable[..., Result]) -> Callable[..., Any]:
             # connection, which it checks and closes around each task as Django does around a
             # request, not on a pool thread (and connection) per query.
             return await asyncio.get_running_loop().run_in_executor(worker, functools.partial(fn, *args, **kwargs))
-        hop = hops.get("hop")
+        hop = _hops.get(fn)
         if hop is None:
-            hop = hops["hop"] = in_database_thread(fn, McpTask)
-            _hops.append(hops)
+            hop = _hops[fn] = in_database_thread(fn, McpTask)  # made once: it reads the settings
         return await hop(*args, **kwargs)
 
     run.sync = fn  # type: ignore[attr-defined]
     return run
 
 
-# Every in_db function's made twin, forgotten when DATABASES changes (tests), as the engine decides its thread.
-_hops: list[dict[str, Callable[..., Any]]] = []
+# Each in_db function's in_database_thread twin, forgotten when DATABASES changes (tests): the
+# engine decides its thread.
+_hops: dict[Callable[..., Any], Callable[..., Any]] = {}
 
 
 def _forget_hops(*, setting: str, **kwargs: Any) -> None:
     if setting == "DATABASES":
-        for hops in _hops:
-            hops.clear()
         _hops.clear()
 
 
