@@ -304,7 +304,7 @@ def test_the_workers_listen_with_the_guides_backlog(fleet: Fleet) -> None:
     a listening socket's Send-Q is its backlog, capped at net.core.somaxconn).
     """
     if shutil.which("ss") is None:
-        pytest.skip("needs ss (iproute2) to read a listening socket's backlog")
+        pytest.skip(reason="needs ss (iproute2) to read a listening socket's backlog; this machine has none")
     somaxconn = int(Path("/proc/sys/net/core/somaxconn").read_text())
     for worker in fleet.workers:
         port = worker.rsplit(":", 1)[1]
