@@ -16,14 +16,18 @@ exits 0, whatever they are.
 Setup: a fresh PostgreSQL database (127.0.0.1:5432, user postgres; created with psycopg, migrated
 with ``tests.live.migrate``, dropped at the end) and a unique Redis channel-layer prefix
 (127.0.0.1:6379; its keys are deleted at the end). For each ``--listeners`` count, two fresh daphne
-workers serve ``tests.asgi:application`` on them (``tests.transports.workers.two_workers``, bound to
-127.0.0.1), so a count that chokes a worker does not spoil the next. With two CPUs the workers
-inherit CPU 0 and this script then moves to CPU 1. The floor (``delivery_floor.py``: a plain ASGI
-app on uvicorn, one process, pinned to CPU 0 with ``taskset``) runs beside them the whole time.
+workers (uvicorn with ``--server uvicorn``) serve ``tests.asgi:application`` on them
+(``tests.transports.workers.two_workers``, bound to 127.0.0.1), so a count that chokes a worker does
+not spoil the next, and beside them a fresh floor (``delivery_floor.py``: a plain ASGI app, one
+process) on the same server software unless ``--floor-server`` names another: what the floor
+measures is what the client and that server cost anyway, so the ratios hold the server constant
+(before issue 39 the floor always ran on uvicorn, which put daphne's own write path, a third of a
+daphne worker's CPU per announcement, on django_mcp's side of the ratio). With two CPUs the workers
+and the floor inherit CPU 0 and this script then moves to CPU 1.
 
 File descriptors: every stream is one connection, so this script raises its soft ``RLIMIT_NOFILE``
 to the hard limit before starting anything; the workers and the floor are started with
-``subprocess.Popen`` (``tests.live.LiveServer``, ``benchmarks.servers.Server``), which keeps the
+``subprocess.Popen`` (``tests.live.LiveServer``), which keeps the
 parent's resource limits across fork and exec, so they inherit the raised limit (the header prints
 each one's ``Max open files`` from ``/proc``). The hard limit itself is not raised (that needs
 root): with 5,000 listeners each process needs a little over 5,000.
@@ -97,7 +101,7 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` and `tests` 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.delivery_clients import SSE, Exchange, call, open_exchange
-from benchmarks.servers import Server, can_pin
+from benchmarks.servers import can_pin
 from tests.live import LiveServer, migrate
 from tests.transports.workers import UvicornServer, two_workers
 
@@ -131,6 +135,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--no-floor", action="store_true", help="skip the plain-ASGI floor")
     parser.add_argument("--server", choices=["daphne", "uvicorn"], default="daphne",
                         help="what serves the two django_mcp workers (default daphne, the README's setup)")
+    parser.add_argument("--floor-server", choices=["same", "daphne", "uvicorn"], default="same",
+                        help="what serves the floor (default: the workers' server, so that the ratios hold the "
+                             "server software constant; uvicorn was the floor's server before issue 39)")
     args = parser.parse_args()
     try:
         args.counts = [int(x) for x in args.listeners.split(",") if x.strip()]
@@ -658,7 +665,7 @@ def main() -> int:
     print(f"python {sys.version.split()[0]}, daphne {version('daphne')}, channels {version('channels')}, "
           f"channels_redis {version('channels-redis')}, redis-py {version('redis')}, psycopg {version('psycopg')}, "
           f"uvicorn {version('uvicorn')}, httptools {version('httptools')}, uvloop {version('uvloop')} "
-          f"(floor server and this client's loop)")
+          f"(uvicorn's speed-ups, and this client's loop)")
     ports = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
     print(f"RLIMIT_NOFILE soft {soft} hard {hard}; ephemeral ports {ports[0]}-{ports[1]}")
     if max(args.counts) + 1000 > soft:
@@ -666,32 +673,36 @@ def main() -> int:
     rows: list[tuple[int, dict[str, Any], dict[str, Any] | None]] = []
     runner = event_loop_runner()
     probe = RedisProbe()
-    floor_server = None
+    server = UvicornServer if args.server == "uvicorn" else LiveServer
+    floor_kind = args.server if args.floor_server == "same" else args.floor_server
+    floor_class = UvicornServer if floor_kind == "uvicorn" else LiveServer
     with services() as env:
         try:
-            floor: Side | None = None
-            if not args.no_floor:
-                floor_server = Server("uvicorn", "benchmarks.delivery_floor:app", "delivery-floor",
-                                      {"DJANGO_SETTINGS_MODULE": None}).start()
-                assert floor_server.proc is not None
-                floor = Side("floor", Target("127.0.0.1", floor_server.port), Target("127.0.0.1", floor_server.port),
-                             {"floor": floor_server.proc.pid}, {}, None)
             for count in args.counts:
-                server_pinned = pin({SERVER_CPU})  # the workers inherit CPU 0 ...
+                server_pinned = pin({SERVER_CPU})  # the workers and the floor inherit CPU 0 ...
                 try:
-                    server = UvicornServer if args.server == "uvicorn" else LiveServer
-                    with two_workers(env, keepalive="15", prefix=f"delivery-{count}", server=server) as workers:
+                    with contextlib.ExitStack() as stack:
+                        workers = stack.enter_context(two_workers(env, keepalive="15", prefix=f"delivery-{count}",
+                                                                  server=server))
+                        floor_server = None if args.no_floor else stack.enter_context(floor_class(
+                            app="benchmarks.delivery_floor:app", env={**env, "DJANGO_SETTINGS_MODULE": None},
+                            name=f"delivery-floor-{count}"))
                         load_pinned = pin({LOAD_CPU})  # ... and this process moves to CPU 1
-                        where = ("workers on CPU 0 (the floor too, by taskset), this script on CPU 1"
+                        where = ("workers and the floor on CPU 0, this script on CPU 1"
                                  if server_pinned and load_pinned and can_pin() else "none")
                         limits = ", ".join(f"{name} {max_open_files(pid)}" for name, pid in
                                            (("A", workers.a.pid), ("B", workers.b.pid),
-                                            ("floor", floor_server.proc.pid if floor_server and floor_server.proc
-                                             else None)))
-                        print(f"\n{count} listeners: pinning {where}; Max open files {limits}\n{workers.describe()}")
+                                            ("floor", floor_server.pid if floor_server else None)))
+                        print(f"\n{count} listeners: pinning {where}; Max open files {limits}\n{workers.describe()}"
+                              + (f"\nfloor on {floor_kind}: {floor_server.url}" if floor_server else ""))
                         django = Side("django_mcp", Target(workers.a.host, workers.a.port),
                                       Target(workers.b.host, workers.b.port), {"A": workers.a.pid, "B": workers.b.pid},
                                       {"A": workers.a.log_path, "B": workers.b.log_path}, probe)
+                        floor: Side | None = None
+                        if floor_server is not None:
+                            floor = Side("floor", Target(floor_server.host, floor_server.port),
+                                         Target(floor_server.host, floor_server.port), {"floor": floor_server.pid},
+                                         {}, None)
                         budget = args.runs * len(modes) * 2 * (args.ready_timeout + 240 + args.triggers)
                         try:
                             runner(asyncio.wait_for(measure_count(count, django, floor, modes, args, rows), budget))
@@ -700,8 +711,6 @@ def main() -> int:
                 finally:
                     pin(ALLOWED_CPUS)
         finally:
-            if floor_server is not None:
-                floor_server.stop()
             probe.close()
 
     print(f"\nissue 28's table ({args.triggers} triggers {args.interval_ms:g} ms apart; latencies in ms over the "

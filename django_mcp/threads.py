@@ -26,7 +26,7 @@ from typing import Any
 
 from asgiref.sync import AsyncToSync, SyncToAsync, markcoroutinefunction
 from channels.db import database_sync_to_async
-from django.db import close_old_connections, connections, router
+from django.db import InterfaceError, OperationalError, close_old_connections, connections, router
 
 
 # True while the test client serves a request: sync work runs thread-sensitively (asgiref sends it
@@ -69,7 +69,7 @@ def in_thread(fn: Callable[..., Any]) -> Callable[..., Any]:
     return markcoroutinefunction(run)
 
 
-def in_database_thread(fn: Callable[..., Any], model: Any) -> Callable[..., Any]:
+def in_database_thread(fn: Callable[..., Any], model: Any, *, idempotent: bool = False) -> Callable[..., Any]:
     """
     An awaitable twin of ``fn``, a query of django_mcp's own on ``model``'s database: on the pool
     where the database takes writers side by side, so the worker's queries need not queue for one
@@ -82,10 +82,14 @@ def in_database_thread(fn: Callable[..., Any], model: Any) -> Callable[..., Any]
     context copied to the thread and back nor asgiref's thread-local loop, which together cost
     more than the statement of a cold session's ``initialize`` or ``DELETE``. Old connections are
     still closed before and after, as ``database_sync_to_async`` does.
+
+    ``idempotent``: ``fn`` may run twice with the same effect (a read). Its statement is then the
+    health check (:func:`_checked_by_use`) instead of Django's ``SELECT 1`` before it.
     """
     # The configured engine, not connections[alias].vendor: on the event loop's thread that would
     # make a connection wrapper, which each request then kept (about 2.4 KiB a GET stream).
-    engine = connections.settings[router.db_for_write(model)]["ENGINE"]
+    alias = router.db_for_write(model)
+    engine = connections.settings[alias]["ENGINE"]
     sqlite = "sqlite" in engine or "spatialite" in engine
     inline = SyncToAsync(fn, thread_sensitive=True)
 
@@ -100,7 +104,8 @@ def in_database_thread(fn: Callable[..., Any], model: Any) -> Callable[..., Any]
                 # Somewhere asgiref would choose another thread (a sync caller above, a
                 # ThreadSensitiveContext): let it choose, as it always did.
                 return await database_sync_to_async(fn)(*args, **kwargs)
-        call = functools.partial(_with_fresh_connections, fn, args, kwargs)
+        call = (functools.partial(_checked_by_use, alias, fn, args, kwargs) if idempotent
+                else functools.partial(_with_fresh_connections, fn, args, kwargs))
         return await asyncio.get_running_loop().run_in_executor(executor, call)
 
     return run
@@ -127,6 +132,35 @@ def _with_fresh_connections(fn: Callable[..., Any], args: tuple[Any, ...], kwarg
     # or broken by an earlier error, is not used, nor kept.
     close_old_connections()
     try:
+        return fn(*args, **kwargs)
+    finally:
+        close_old_connections()
+
+
+def _checked_by_use(alias: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """
+    :func:`_with_fresh_connections` for an idempotent ``fn``: a connection kept from an earlier
+    request (``CONN_MAX_AGE``) is used without Django's health check (``CONN_HEALTH_CHECKS``: a
+    ``SELECT 1`` round trip before the first query, which costs as much as a read by primary key),
+    and if it turns out lost — PostgreSQL restarted, a proxy or ``idle_session_timeout`` closed it —
+    ``fn`` runs once more on a new one. The request sees what the health check would have given it:
+    its answer, not the lost connection's error. Only for ``fn`` that may run twice: a write might
+    have been applied before its connection broke.
+    """
+    close_old_connections()
+    connection = connections[alias]
+    trusted = (connection.connection is not None and connection.health_check_enabled
+               and not connection.health_check_done)
+    if trusted:
+        connection.health_check_done = True  # fn's own statement checks it
+    try:
+        return fn(*args, **kwargs)
+    except (OperationalError, InterfaceError):
+        # An error of the statement itself (a timeout, say) leaves a usable connection: raise it.
+        # Asked only on this path, so the round trip is paid only when something failed.
+        if not trusted or connection.in_atomic_block or connection.is_usable():
+            raise
+        connection.close()
         return fn(*args, **kwargs)
     finally:
         close_old_connections()

@@ -5,6 +5,9 @@ pool, side by side; old connections closed around each, as Channels does.
 """
 
 import asyncio
+import json
+import subprocess
+import sys
 import threading
 from collections.abc import Awaitable, Callable
 
@@ -14,6 +17,7 @@ from django.db import connection, connections
 
 from django_mcp import threads
 from django_mcp.models import McpSession
+from tests.live import ROOT, server_env
 
 
 def thread_id() -> int:
@@ -134,3 +138,21 @@ def test_under_the_test_client_sync_work_runs_on_the_callers_thread_and_keeps_it
 def test_outside_it_sync_work_stays_off_the_callers_thread():
     caller = thread_id()
     assert async_to_sync(threads.in_thread(thread_id))() != caller
+
+
+def test_an_idempotent_query_is_its_own_health_check_and_runs_again_on_a_lost_connection(services):
+    # Needs PostgreSQL (the services fixture says why it skips): kept connections and a server
+    # that can drop one. A child process (tests/threads_pg_script.py) runs on the services'
+    # database with CONN_MAX_AGE and CONN_HEALTH_CHECKS as tests.settings sets them.
+    result = subprocess.run([sys.executable, "-m", "tests.threads_pg_script"],
+                            cwd=ROOT, env=server_env(services), timeout=120, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    # A kept connection that is fine: used as it is, no SELECT 1 before the read.
+    assert report["kept_and_unchecked"] == {"same_backend": True, "health_checks": 0}
+    # PostgreSQL dropped it since: the read fails on it, finds it unusable and runs once more on a new one.
+    assert report["dropped"] == {"answered_by_new_backend": True, "runs": ["read", "read"], "health_checks": 1}
+    # Anything not idempotent keeps Django's health check before its first statement.
+    assert report["not_idempotent_still_checked"] == {"same_backend": True, "health_checks": 1}
+    # An error of the statement itself, on a connection still usable, is raised, not run again.
+    assert report["statement_error"] == {"error": "OperationalError", "runs": ["failing"]}

@@ -42,7 +42,7 @@ worker_thread: contextvars.ContextVar[Executor | None] = contextvars.ContextVar(
                                                                               default=None)
 
 
-def in_db(fn: Callable[..., Result]) -> Callable[..., Any]:
+def in_db(fn: Callable[..., Result], *, idempotent: bool = False) -> Callable[..., Any]:
     """An awaitable twin of the sync query ``fn`` (see the module docstring)."""
 
     @functools.wraps(fn)
@@ -55,11 +55,16 @@ def in_db(fn: Callable[..., Result]) -> Callable[..., Any]:
             return await asyncio.get_running_loop().run_in_executor(worker, functools.partial(fn, *args, **kwargs))
         hop = _hops.get(fn)
         if hop is None:
-            hop = _hops[fn] = in_database_thread(fn, McpTask)  # made once: it reads the settings
+            hop = _hops[fn] = in_database_thread(fn, McpTask, idempotent=idempotent)  # made once: it reads the settings
         return await hop(*args, **kwargs)
 
     run.sync = fn  # type: ignore[attr-defined]
     return run
+
+
+def read_in_db(fn: Callable[..., Result]) -> Callable[..., Any]:
+    """:func:`in_db` for a query that only reads: its statement is its connection's health check."""
+    return in_db(fn, idempotent=True)
 
 
 # Each in_db function's in_database_thread twin, forgotten when DATABASES changes (tests): the
@@ -131,13 +136,13 @@ def owned_by(owner: Owner) -> Any:
     return rows
 
 
-@in_db
+@read_in_db
 def get(task_id: str) -> McpTask | None:
     """The row, whoever owns it (for the work itself and the reaper)."""
     return session_sql.read(McpTask, task_id)  # type: ignore[return-value]
 
 
-@in_db
+@read_in_db
 def visible_task(task_id: Any, owner: Owner) -> McpTask | None:
     """The task, if it exists, has not expired and ``owner`` may see it; else None (all alike)."""
     if not isinstance(task_id, str) or not task_id or len(task_id) > 64:
@@ -149,7 +154,7 @@ def visible_task(task_id: Any, owner: Owner) -> McpTask | None:
     return task
 
 
-@in_db
+@read_in_db
 def active_count(owner: Owner) -> int:
     """
     Tasks of ``owner`` working or waiting for input and not expired (``MAX_TASKS_PER_USER``).
@@ -159,7 +164,7 @@ def active_count(owner: Owner) -> int:
     return owned_by(owner).filter(status__in=McpTask.ACTIVE).exclude(expires__lte=timezone.now()).count()
 
 
-@in_db
+@read_in_db
 def page(owner: Owner, offset: int, size: int) -> list[McpTask]:
     """``size`` of the owner's unexpired tasks from ``offset``, newest first."""
     return list(owned_by(owner).exclude(expires__lte=timezone.now()).order_by("-created", "id")[offset:offset + size])
@@ -342,7 +347,7 @@ def lost_again(task: McpTask, *, retry: bool, message: str) -> bool:
                        input_requests={}, finished=now, last_updated=now) > 0
 
 
-@in_db
+@read_in_db
 def overdue(limit: int | None = None) -> list[McpTask]:
     """Active tasks whose heartbeat is overdue, longest silent first (at most ``limit``)."""
     cutoff = timezone.now() - timedelta(seconds=3 * (mcp_settings.TASK_HEARTBEAT_SECONDS or 10))
@@ -350,7 +355,7 @@ def overdue(limit: int | None = None) -> list[McpTask]:
     return list(rows if limit is None else rows[:limit])
 
 
-@in_db
+@read_in_db
 def any_active() -> bool:
     """Whether any task, anywhere, is working or waiting for input (the sweeper stops when none is)."""
     return McpTask.objects.filter(status__in=McpTask.ACTIVE).exists()
@@ -367,7 +372,7 @@ def queued(task_id: str, backend_id: str) -> None:
         When(started__isnull=True, then=Value(None)), default=F("heartbeat")))
 
 
-@in_db
+@read_in_db
 def user_for(owner: str) -> Any:
     """The active user a task belongs to, or None (anonymous, or no longer there)."""
     if not owner.startswith("user:"):
