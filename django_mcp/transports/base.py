@@ -103,7 +103,7 @@ class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, Responding
         "_send_lock", "user", "auth", "body", "body_done", "response_started", "response_ended", "background",
         "session", "requests_running", "resumable", "stream_request_id", "disconnected", "stream_admitted",
         "session_stream", "sse_started", "shared_inbox", "groups", "_keepalive_timer", "_left_for_good",
-        "cors_headers", "conflicting_headers")
+        "cors_headers", "conflicting_headers", "_held_sse")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """

@@ -30,6 +30,10 @@ class ChannelMembershipMixin:
     spawn: Any
     #: Events of this request's groups waiting for it, while one task hands them over.
     shared_inbox: "deque[dict[str, Any]] | None" = None
+    # The consumer's (RespondingMixin): chunks held back while more events wait, and their flush.
+    _held_sse: list[bytes] | None
+    hold_sse: Any
+    flush_sse: Any
 
     async def join(self, group: str) -> bool:
         """
@@ -100,11 +104,16 @@ class ChannelMembershipMixin:
         inbox = self.shared_inbox
         try:
             while inbox:
-                if await self._handle_event(inbox.popleft()):
+                event = inbox.popleft()
+                if inbox:
+                    self.hold_sse()  # more waiting behind this one: what they write goes out together
+                if await self._handle_event(event):
                     return
         finally:
             if self.shared_inbox is inbox:
                 self.shared_inbox = None
+            if self._held_sse is not None:
+                await self.flush_sse()
 
     def take_at_once(self, event: dict[str, Any]) -> bool:
         """

@@ -202,8 +202,16 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
 
     async def _listen_iterator(self) -> Any:
         _listening[0] += 1
+        queue = self.listen_queue
         try:
-            while (message := await self.listen_queue.get()) is not None:
+            while True:
+                if self._held_sse is not None and queue.empty():
+                    await self.flush_sse()  # nothing more waiting: out with what was held
+                message = await queue.get()
+                if message is None:
+                    break
+                if not queue.empty():
+                    self.hold_sse()  # more waiting behind this one: their events go out together
                 yield message
         finally:
             _listening[0] -= 1
@@ -338,6 +346,8 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
         await self.end_resumed_stream()
 
     async def may_deliver(self, event: dict[str, Any]) -> bool:
+        if not event.get("visibility"):  # most events: no rule, and no dispatcher to look up
+            return True
         return await may_deliver(event, self.dispatcher().backend, user=self.user, auth=self.auth)
 
     def _listen_wants(self, event: dict[str, Any]) -> bool:

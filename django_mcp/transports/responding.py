@@ -71,10 +71,34 @@ class RespondingMixin:
                           "headers": [*constants.SSE_HEADERS, *(headers or []), *(self.cors_headers or ())]})
         self._schedule_keepalive()
 
+    #: Chunks :meth:`send_sse` keeps back while it is a list (None: send at once), to go out in
+    #: one ASGI message with :meth:`flush_sse`: a stream with several events already waiting
+    #: writes them together — one write to the socket, not one each. Made a list by the loops that
+    #: hand a stream its waiting events, and only while another waits behind the one at hand.
+    _held_sse: list[bytes] | None = None
+
+    def hold_sse(self) -> None:
+        """Keep what :meth:`send_sse` is given back until :meth:`flush_sse`."""
+        if self._held_sse is None:
+            self._held_sse = []
+
     async def send_sse(self, chunk: bytes) -> None:
+        held = self._held_sse
+        if held is not None:
+            held.append(chunk)
+            return
         await self._send({"type": "http.response.body", "body": chunk, "more_body": True})
 
+    async def flush_sse(self) -> None:
+        """Send what was held back, in one message, and stop holding (see :meth:`hold_sse`)."""
+        held = self._held_sse
+        if held is not None:
+            self._held_sse = None
+            if held:
+                await self._send({"type": "http.response.body", "body": b"".join(held), "more_body": True})
+
     async def end_sse(self) -> None:
+        await self.flush_sse()
         await self._send({"type": "http.response.body", "body": b"", "more_body": False})
         self.finished.set()
 

@@ -28,7 +28,15 @@ def event(data: bytes | str, *, event_name: str | None = None, event_id: str | N
 
 def message_event(message: dict, *, event_id: str | None = None, named: bool = False) -> bytes:
     """A JSON-RPC message as an event (``event: message`` when ``named``)."""
-    return event(jsonrpc.encode(message), event_name="message" if named else None, event_id=event_id)
+    data = jsonrpc.encode(message)
+    if b"\n" in data or b"\r" in data:  # never from jsonrpc.encode, but kept correct if it ever were
+        return event(data, event_name="message" if named else None, event_id=event_id)
+    # Compact JSON is one line (RFC 8259 escapes line breaks inside strings), so the event is its
+    # fields and one data line, framed without decoding and splitting it: every notification to
+    # every stream comes this way.
+    head = (b"id: " + str(event_id).encode() + b"\n" if event_id is not None else b"") + (
+        b"event: message\n" if named else b"")
+    return head + b"data: " + data + b"\n\n"
 
 
 def shared_message_event(event: dict, *, named: bool = False) -> bytes:

@@ -125,15 +125,53 @@ async def test_only_users_who_may_see_the_row_get_its_notifications(volume):
 
     alice, bob, nobody = await database_sync_to_async(users)()
     uri = f"catalogue://volume/{volume.pk}"
-    updated = {"visibility": {"uris": [uri]}}
-    assert await may_deliver(updated, site, user=bob)
-    assert not await may_deliver(updated, site, user=nobody)
+
+    def updated() -> dict[str, Any]:  # each change is announced as an event of its own
+        return {"visibility": {"uris": [uri]}}
+
+    assert await may_deliver(updated(), site, user=bob)
+    assert not await may_deliver(updated(), site, user=nobody)
     volume.secret, volume.owner = True, alice
     await volume.asave()
-    assert await may_deliver(updated, site, user=alice) and not await may_deliver(updated, site, user=bob)
+    assert await may_deliver(updated(), site, user=alice) and not await may_deliver(updated(), site, user=bob)
     deleted = {"visibility": {"model": "catalogue.Volume"}}
     assert await may_deliver(deleted, site, user=bob) and not await may_deliver(deleted, site, user=nobody)
     assert await may_deliver({"message": {}}, site, user=nobody)  # no rule: a plain list change
+
+
+async def test_an_event_is_checked_once_per_viewer_however_many_streams_it_reaches(volume):
+    # The worker hands one event to every stream of its (transports/shared_groups.py): a user's
+    # streams share one check, other users and other credentials have their own.
+    def users() -> tuple[User, User]:
+        view = Permission.objects.get(codename="view_volume")
+        made = []
+        for name in ("carol", "dave"):
+            user = User.objects.create_user(name)
+            user.user_permissions.add(view)
+            made.append(User.objects.get(pk=user.pk))
+        return tuple(made)
+
+    carol, dave = await database_sync_to_async(users)()
+
+    class CountingBackend:
+        """The catalogue site, counting the visibility checks asked of it."""
+
+        asked: list[str] = []
+
+        async def may_notify(self, visibility: dict[str, Any], ctx: Any) -> bool:
+            self.asked.append(ctx.user.username)
+            return await site.may_notify(visibility, ctx)
+
+    backend = CountingBackend()
+    event = {"visibility": {"uris": [f"catalogue://volume/{volume.pk}"]}}
+    streams = [(carol, None)] * 50 + [(dave, None)] * 50 + [(carol, "token-1"), (carol, "token-1")]
+    decisions = await asyncio.gather(*(may_deliver(event, backend, user=user, auth=auth) for user, auth in streams))
+    assert all(decisions)
+    # carol and dave with no credential once each; carol's token, one object on two streams, once more.
+    assert sorted(backend.asked) == ["carol", "carol", "dave"]
+    # A new event is a new decision: nothing is carried from one announcement to the next.
+    assert await may_deliver({"visibility": dict(event["visibility"])}, backend, user=carol)
+    assert sorted(backend.asked) == ["carol", "carol", "carol", "dave"]
 
 
 async def test_unregistering_stops_the_notifications():

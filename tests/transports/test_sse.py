@@ -63,6 +63,19 @@ def test_message_event_round_trips_json():
     assert named["event"] == "message" and named["id"] == "7"
 
 
+def test_message_event_is_framed_as_the_general_event_would_frame_it():
+    # message_event frames compact JSON directly; it must give the very bytes event() gives.
+    from django_mcp.protocol import jsonrpc
+
+    messages = [{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"},
+                {"jsonrpc": "2.0", "id": "x", "result": {"text": "a\r\nb\rc\u2028d", "n": [1, 2.5, None]}}]
+    for message in messages:
+        for named in (False, True):
+            for event_id in (None, "s1-4"):
+                assert sse.message_event(message, named=named, event_id=event_id) == sse.event(
+                    jsonrpc.encode(message), event_name="message" if named else None, event_id=event_id)
+
+
 def test_keepalive_is_a_comment():
     chunk = sse.keepalive()
     assert chunk.startswith(b": ping - ")
