@@ -7,6 +7,7 @@ PostgreSQL has dropped since. Prints one JSON object for the test to check.
 
 import asyncio
 import json
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import django
@@ -25,7 +26,6 @@ def main() -> dict:
     connection_class = type(connections["default"])
     runs: list[str] = []
     health_checks = 0
-    kept_pids: list[int] = []
 
     original_is_usable = connection_class.is_usable
 
@@ -40,9 +40,7 @@ def main() -> dict:
         runs.append("read")
         with connections["default"].cursor() as cursor:
             cursor.execute("SELECT pg_backend_pid()")
-            pid = cursor.fetchone()[0]
-        kept_pids.append(pid)
-        return pid
+            return cursor.fetchone()[0]
 
     def failing_statement() -> None:
         runs.append("failing")
@@ -54,6 +52,11 @@ def main() -> dict:
         with psycopg.connect(host=settings["HOST"], port=settings["PORT"], user=settings["USER"],
                              dbname=settings["NAME"], autocommit=True) as admin:
             admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+            # It only signals the backend: wait until it has gone, so the next read finds it gone.
+            deadline = time.monotonic() + 10
+            while admin.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", [pid]).fetchone():
+                assert time.monotonic() < deadline, "the backend was not terminated"
+                time.sleep(0.05)
 
     read = threads.in_database_thread(backend_pid, McpSession, idempotent=True)
     checked = threads.in_database_thread(backend_pid, McpSession)
