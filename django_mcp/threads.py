@@ -84,7 +84,7 @@ def in_database_thread(fn: Callable[..., Any], model: Any, *, idempotent: bool =
     still closed before and after, as ``database_sync_to_async`` does.
 
     ``idempotent``: ``fn`` may run twice with the same effect (a read). Its statement is then the
-    health check (:func:`_checked_by_use`) instead of Django's ``SELECT 1`` before it.
+    health check (:func:`_with_fresh_connections`) instead of Django's ``SELECT 1`` before it.
     """
     # The configured engine, not connections[alias].vendor: on the event loop's thread that would
     # make a connection wrapper, which each request then kept (about 2.4 KiB a GET stream).
@@ -104,8 +104,7 @@ def in_database_thread(fn: Callable[..., Any], model: Any, *, idempotent: bool =
                 # Somewhere asgiref would choose another thread (a sync caller above, a
                 # ThreadSensitiveContext): let it choose, as it always did.
                 return await database_sync_to_async(fn)(*args, **kwargs)
-        call = (functools.partial(_checked_by_use, alias, fn, args, kwargs) if idempotent
-                else functools.partial(_with_fresh_connections, fn, args, kwargs))
+        call = functools.partial(_with_fresh_connections, fn, args, kwargs, alias if idempotent else None)
         return await asyncio.get_running_loop().run_in_executor(executor, call)
 
     return run
@@ -127,30 +126,24 @@ def _single_thread_executor() -> Any:
         return None
 
 
-def _with_fresh_connections(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    # Channels' DatabaseSyncToAsync.thread_handler does the same: a connection past CONN_MAX_AGE,
-    # or broken by an earlier error, is not used, nor kept.
-    close_old_connections()
-    try:
-        return fn(*args, **kwargs)
-    finally:
-        close_old_connections()
-
-
-def _checked_by_use(alias: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _with_fresh_connections(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
+                            checked_by_use: str | None = None) -> Any:
     """
-    :func:`_with_fresh_connections` for an idempotent ``fn``: a connection kept from an earlier
-    request (``CONN_MAX_AGE``) is used without Django's health check (``CONN_HEALTH_CHECKS``: a
-    ``SELECT 1`` round trip before the first query, which costs as much as a read by primary key),
-    and if it turns out lost — PostgreSQL restarted, a proxy or ``idle_session_timeout`` closed it —
-    ``fn`` runs once more on a new one. The request sees what the health check would have given it:
-    its answer, not the lost connection's error. Only for ``fn`` that may run twice: a write might
-    have been applied before its connection broke.
+    ``fn`` between two ``close_old_connections()``, as Channels' ``DatabaseSyncToAsync.thread_handler``
+    does: a connection past ``CONN_MAX_AGE``, or broken by an earlier error, is not used, nor kept.
+
+    ``checked_by_use``: the alias of an idempotent ``fn``'s database. A connection kept there from
+    an earlier request is used without Django's health check (``CONN_HEALTH_CHECKS``: a ``SELECT 1``
+    round trip before the first query, which costs as much as a read by primary key), and if it
+    turns out lost — PostgreSQL restarted, a proxy or ``idle_session_timeout`` closed it — ``fn``
+    runs once more on a new one. The request sees what the health check would have given it: its
+    answer, not the lost connection's error. Only for ``fn`` that may run twice: a write might have
+    been applied before its connection broke.
     """
     close_old_connections()
-    connection = connections[alias]
-    trusted = (connection.connection is not None and connection.health_check_enabled
-               and not connection.health_check_done)
+    connection = connections[checked_by_use] if checked_by_use is not None else None
+    trusted = (connection is not None and connection.connection is not None
+               and connection.health_check_enabled and not connection.health_check_done)
     if trusted:
         connection.health_check_done = True  # fn's own statement checks it
     try:
