@@ -109,11 +109,12 @@ LAYER_ATTEMPTS = 3
 _limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
 
 
-async def layer_call(operation: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+async def layer_call(operation: Callable[..., Awaitable[Any]], *args: Any, name: str | None = None) -> Any:
     """
     Run a channel-layer operation (``group_add``, ``group_discard``, ``group_send``…) within the
     worker's concurrency limit, retrying a failure twice after a short pause: a burst waits its
     turn instead of failing, and a transient error does not leave a channel in a group for good.
+    ``name`` is what observers are told failed (default: the operation's own name).
     """
     loop = asyncio.get_running_loop()
     limit = _limits.get(loop)
@@ -127,7 +128,7 @@ async def layer_call(operation: Callable[..., Awaitable[Any]], *args: Any) -> An
                 raise  # not a transient fault: the caller decides whether to wait (send_to_channel)
             except Exception as exc:
                 if attempt == LAYER_ATTEMPTS - 1:
-                    layer_failed(getattr(operation, "__name__", "call"), exc)
+                    layer_failed(name or getattr(operation, "__name__", "call"), exc)
                     raise
         await asyncio.sleep(0.05 * (attempt + 1))
 

@@ -51,6 +51,11 @@ class DatabaseSessionStore(BaseSessionStore):
     def _in_thread(self, fn: Any) -> Any:
         return in_database_thread(fn, self._model())
 
+    def _read_in_thread(self, fn: Any) -> Any:
+        # Work that may run twice with the same effect: its own statement checks the connection
+        # (threads.in_database_thread), where a GET stream's re-read paid a SELECT 1 before it.
+        return in_database_thread(fn, self._model(), idempotent=True)
+
     def _state(self, row: Any, wire_id: str | None = None, issued_at: int | None = None) -> SessionState:
         return SessionState(id=row.id, protocol_version=row.protocol_version,
                             client_capabilities=row.client_capabilities or {}, client_info=row.client_info,
@@ -106,7 +111,7 @@ class DatabaseSessionStore(BaseSessionStore):
         if read is None or now - read[0] >= WRITE_DELAY:
             since = timezone.now() - timedelta(seconds=mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS)
             try:
-                rows = await self._in_thread(session_sql.count_held)(
+                rows = await self._read_in_thread(session_sql.count_held)(
                     self._model(), fields["user_key"], fields["client_address"], since, limit)
             except DatabaseError:
                 # The database is away: the session is opened all the same (it needs no row yet),
@@ -191,12 +196,12 @@ class DatabaseSessionStore(BaseSessionStore):
         # for it, or a request right then (a GET stream opening) would find no session at all.
         await self.pending.settled(key)
         owed_before = key in self.pending.sessions
-        state = await self._in_thread(self._get)(key, session_id, None if alone else facts)
+        state = await self._read_in_thread(self._get)(key, session_id, None if alone else facts)
         if state is None and owed_before and key not in self.pending.sessions:
             # The batch writer took the row while this read ran, before its commit: read again
             # once the write is over, or a session this worker opened would look ended.
             await self.pending.settled(key)
-            state = await self._in_thread(self._get)(key, session_id, None if alone else facts)
+            state = await self._read_in_thread(self._get)(key, session_id, None if alone else facts)
         if state is ENDED:
             # A tombstone: another worker ended it before this one wrote its row; it never will.
             self.pending.take(key)
@@ -208,6 +213,8 @@ class DatabaseSessionStore(BaseSessionStore):
         return state
 
     def _get(self, key: str, wire_id: str, facts: session_ids.SignedFacts | None) -> Any:
+        # Run again whole if its connection turns out lost: what it may write (an expired row's
+        # delete, the minute's touch, a rescued row's insert) comes to the same the second time.
         model = self._model()
         row = session_sql.read(model, key)
         issued_at = facts.issued_at if facts is not None else None

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connections, models, router, transaction
+from django.db.models.constants import OnConflict
 from django.utils import timezone
 
 
@@ -153,23 +154,48 @@ def delete(model: type[models.Model], pk: Any) -> bool:
         return cursor.rowcount > 0
 
 
-def _rows(model: type[models.Model], values: list[dict[str, Any]]) -> list[models.Model]:
+def insert_missing(model: type[models.Model], rows: list[dict[str, Any]]) -> None:
+    """
+    ``INSERT`` sessions (field name → Python value; the rest take their defaults, both times now),
+    leaving any whose key has a row already (a tombstone above all) as it is: the statement
+    ``bulk_create(ignore_conflicts=True)`` makes, without an instance per row. A thousand rows
+    through the ORM cost the batch writer's thread more than their statements did, and it holds
+    the interpreter while the event loop answers the thousand requests of a reconnection burst.
+    """
+    if not rows:
+        return
+    connection = _connection(model)
+    quote = connection.ops.quote_name
+    meta = model._meta
+    fields = meta.concrete_fields
     now = timezone.now()
-    return [model(**{"created_at": now, "last_seen_at": now, **fields}) for fields in values]
+    defaults = {field.name: field.get_default() for field in fields}
+    defaults["created_at"] = defaults["last_seen_at"] = now
+    row_sql = f"({', '.join(['%s'] * len(fields))})"
+    head = (f"{connection.ops.insert_statement(on_conflict=OnConflict.IGNORE)} {quote(meta.db_table)} "
+            f"({', '.join(quote(field.column) for field in fields)}) VALUES ")
+    tail = connection.ops.on_conflict_suffix_sql(fields, OnConflict.IGNORE, None, None)
+    size = max(1, connection.ops.bulk_batch_size(fields, rows))
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), size):
+            batch = rows[start:start + size]
+            params = [field.get_db_prep_save(row.get(field.name, defaults[field.name]), connection)
+                      for row in batch for field in fields]
+            cursor.execute(f"{head}{', '.join([row_sql] * len(batch))} {tail}".rstrip(), params)
 
 
 def write_batch(model: type[models.Model], rows: list[dict[str, Any]]) -> None:
     """Write sessions opened earlier; a row already there (a tombstone above all) is left as it is."""
-    connection = _connection(model)
-    model.objects.using(connection.alias).bulk_create(_rows(model, rows), ignore_conflicts=True)
+    # No transaction around the batches: each row stands alone, and one written twice (the writer
+    # tries a failed batch again) is left as it is the second time.
+    insert_missing(model, rows)
 
 
 def insert_unless_present(model: type[models.Model], fields: dict[str, Any]) -> bool:
     """Write one session's row unless it has one; False when what it has is a tombstone."""
     connection = _connection(model)
-    manager = model.objects.using(connection.alias)
-    manager.bulk_create(_rows(model, [fields]), ignore_conflicts=True)
-    return manager.filter(pk=fields["id"], ended=False).exists()
+    insert_missing(model, [fields])
+    return model.objects.using(connection.alias).filter(pk=fields["id"], ended=False).exists()
 
 
 def end(model: type[models.Model], pk: Any, tombstone: dict[str, Any] | None) -> bool:
@@ -200,5 +226,5 @@ def end(model: type[models.Model], pk: Any, tombstone: dict[str, Any] | None) ->
                            f"WHERE {quote(meta.pk.column)} = %s", [ended.get_db_prep_value(True, connection), key])
             existed = cursor.rowcount > 0
         if not existed:
-            model.objects.using(connection.alias).bulk_create(_rows(model, [tombstone]), ignore_conflicts=True)
+            insert_missing(model, [tombstone])
         return existed

@@ -16,8 +16,9 @@ of the streams it is for (``fanout.send_to_group_member``).
 Each group's changes at the layer run one at a time (its own lock), and a stream is a member
 before the layer's ``group_add`` is sent, so an event published once a stream's ``join`` has
 returned always reaches it (the listen stream acknowledges only then; a GET stream re-reads its
-session only then). Different groups change concurrently, within ``fanout.LAYER_CONCURRENCY``, so a
-thousand sessions opening at once are not queued behind one another. A layer that stays
+session only then). Different groups change concurrently: with channels_redis the joins asked
+for together go to Redis in one pipeline (``group_batches``), so a thousand sessions opening at
+once are neither queued behind one another nor a round trip each. A layer that stays
 unreachable ends every member's stream, as a stream's own reader used to, so clients reconnect;
 after a failed read the worker joins every group it holds again as soon as the layer answers (a
 restarted Redis has forgotten them), and it renews them now and then, because channels_redis drops a group member after its
@@ -31,7 +32,7 @@ import logging
 import weakref
 from typing import Any, Protocol
 
-from ..fanout import layer_call
+from .group_batches import GroupBatches
 from .layer_reading import PatientReader
 
 
@@ -67,6 +68,7 @@ class SharedGroups:
 
     def __init__(self, layer: Any) -> None:
         self.layer = layer
+        self.batches = GroupBatches(layer)
         self.channel: str | None = None
         self.groups: dict[str, _Group] = {}
         self.opening = asyncio.Lock()
@@ -106,7 +108,7 @@ class SharedGroups:
             async with entry.lock:
                 if not entry.joined:
                     channel = await self.worker_channel()
-                    await layer_call(self.layer.group_add, group, channel)
+                    await self.batches.add(group, channel)
                     entry.joined = True
         except BaseException:
             entry.members.discard(member)
@@ -127,7 +129,7 @@ class SharedGroups:
             if entry.joined and self.channel is not None:
                 entry.joined = False
                 try:
-                    await layer_call(self.layer.group_discard, group, self.channel)
+                    await self.batches.discard(group, self.channel)
                 except Exception:
                     logger.warning("Could not leave channel group %s", group, exc_info=True)
             self._drop_if_empty(group, entry)
@@ -177,7 +179,7 @@ class SharedGroups:
             if not entry.joined or self.channel is None:
                 return True
             try:
-                await layer_call(self.layer.group_add, group, self.channel)
+                await self.batches.add(group, self.channel)
             except Exception:
                 logger.warning("Could not join channel group %s again", group, exc_info=True)
                 return False
