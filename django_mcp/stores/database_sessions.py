@@ -51,9 +51,10 @@ class DatabaseSessionStore(BaseSessionStore):
     def _in_thread(self, fn: Any) -> Any:
         return in_database_thread(fn, self._model())
 
-    def _read_in_thread(self, fn: Any) -> Any:
-        # Work that may run twice with the same effect: its own statement checks the connection
-        # (threads.in_database_thread), where a GET stream's re-read paid a SELECT 1 before it.
+    def _idempotent_in_thread(self, fn: Any) -> Any:
+        # Work that may run twice with the same effect (a read, setting fields to given values):
+        # its own statement checks the connection (threads.in_database_thread), where a GET
+        # stream's re-read paid a SELECT 1 before it.
         return in_database_thread(fn, self._model(), idempotent=True)
 
     def _state(self, row: Any, wire_id: str | None = None, issued_at: int | None = None) -> SessionState:
@@ -83,7 +84,7 @@ class DatabaseSessionStore(BaseSessionStore):
         self.pending.bind()
         if max_per_owner is not None and await self._held_by(fields, max_per_owner) >= max_per_owner:
             raise TooManySessions()
-        state = await self._in_thread(self._create)(fields)
+        state = await self._idempotent_in_thread(self._create)(new_session_id(), fields)
         self.pending.count_written(owner(fields))
         return state
 
@@ -111,7 +112,7 @@ class DatabaseSessionStore(BaseSessionStore):
         if read is None or now - read[0] >= WRITE_DELAY:
             since = timezone.now() - timedelta(seconds=mcp_settings.SESSION_IDLE_TIMEOUT_SECONDS)
             try:
-                rows = await self._read_in_thread(session_sql.count_held)(
+                rows = await self._idempotent_in_thread(session_sql.count_held)(
                     self._model(), fields["user_key"], fields["client_address"], since, limit)
             except DatabaseError:
                 # The database is away: the session is opened all the same (it needs no row yet),
@@ -123,12 +124,12 @@ class DatabaseSessionStore(BaseSessionStore):
             read = self.pending.rows_held[principal] = (now, rows)
         return read[1] + self.pending.held_by(principal)
 
-    def _create(self, fields: dict[str, Any]) -> SessionState:
-        model = self._model()
-        now = timezone.now()
-        session_id = new_session_id()
-        session_sql.insert(model, {"id": session_id, **fields, "log_level": None, "subscriptions": [],
-                                   "ended": False, "created_at": now, "last_seen_at": now})
+    def _create(self, session_id: str, fields: dict[str, Any]) -> SessionState:
+        # The id is chosen before, and a row already under it left as it is: run again on a new
+        # connection, after the first run's INSERT committed but its answer was lost, this writes
+        # nothing more. (Two sessions given one id by chance would take 2^64 of them.)
+        session_sql.insert_missing(self._model(), [{"id": session_id, **fields, "log_level": None,
+                                                    "subscriptions": [], "ended": False}])
         return _opened(session_id, fields)
 
     async def _write_pending(self, rows: list[dict[str, Any]]) -> None:
@@ -196,12 +197,12 @@ class DatabaseSessionStore(BaseSessionStore):
         # for it, or a request right then (a GET stream opening) would find no session at all.
         await self.pending.settled(key)
         owed_before = key in self.pending.sessions
-        state = await self._read_in_thread(self._get)(key, session_id, None if alone else facts)
+        state = await self._idempotent_in_thread(self._get)(key, session_id, None if alone else facts)
         if state is None and owed_before and key not in self.pending.sessions:
             # The batch writer took the row while this read ran, before its commit: read again
             # once the write is over, or a session this worker opened would look ended.
             await self.pending.settled(key)
-            state = await self._read_in_thread(self._get)(key, session_id, None if alone else facts)
+            state = await self._idempotent_in_thread(self._get)(key, session_id, None if alone else facts)
         if state is ENDED:
             # A tombstone: another worker ended it before this one wrote its row; it never will.
             self.pending.take(key)
@@ -287,7 +288,8 @@ class DatabaseSessionStore(BaseSessionStore):
             return current
 
     async def update(self, session_id: str, **fields: Any) -> None:
-        await self._in_thread(self._model().objects.filter(pk=session_id, ended=False).update)(**fields)
+        # Setting fields to given values may run twice (threads.in_database_thread's idempotent).
+        await self._idempotent_in_thread(session_sql.update_live)(self._model(), session_id, fields)
 
     async def delete(self, session_id: str, *, issued_at: int | None = None) -> bool:
         self.pending.bind()

@@ -69,6 +69,22 @@ def instance(model: type[models.Model], connection: Any, row: Any) -> models.Mod
     return model.from_db(connection.alias, [field.attname for field in model._meta.concrete_fields], values)
 
 
+def update_live(model: type[models.Model], pk: Any, values: dict[str, Any]) -> int:
+    """``UPDATE`` the row ``pk`` of ``model`` with ``values`` unless it has ended; how many rows changed."""
+    connection = _connection(model)
+    quote = connection.ops.quote_name
+    meta = model._meta
+    fields = [meta.get_field(name) for name in values]
+    ended = meta.get_field("ended")
+    assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
+    params = [field.get_db_prep_save(values[field.name], connection) for field in fields]
+    params += [meta.pk.get_db_prep_value(pk, connection), ended.get_db_prep_value(False, connection)]
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {quote(meta.db_table)} SET {assignments} "
+                       f"WHERE {quote(meta.pk.column)} = %s AND {quote(ended.column)} = %s", params)
+        return cursor.rowcount
+
+
 def returns_from_update(connection: Any) -> bool:
     """Whether ``UPDATE … RETURNING`` works on ``connection`` (PostgreSQL, SQLite 3.35 and later)."""
     return connection.vendor == "postgresql" or (
