@@ -27,6 +27,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "rest_framework",
+    "rest_framework.authtoken",  # the REST API's tokens, which MCP clients may use too
     "oauth2_provider",
     "django_mcp",
     "django_mcp.model_resources",
@@ -108,6 +109,15 @@ LIBRARY_API_KEYS = {os.environ.get("DEMO_API_KEY", "librarian-demo-key"): "libra
 # django-oauth-toolkit (discovery from the 401, dynamic registration, login, consent, PKCE).
 DEMO_OAUTH = os.environ.get("DEMO_OAUTH") == "1"
 
+# The REST API at /api/: DRF's default classes and its token, which the demo gives the reader.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.BasicAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+}
+
 DJANGO_MCP = {
     "SERVER_NAME": "django-mcp-library",
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -117,6 +127,8 @@ DJANGO_MCP = {
         "django_mcp.authentication.SessionAuthentication",
         "django_mcp.authentication.ProcessUserAuthentication",
         "example_project.library.authentication.ApiKeyAuthentication",
+        # The REST API's own credentials (REST_FRAMEWORK below): its token calls tools as well.
+        "django_mcp.drf.DRFAuthentication",
     ],
     "REQUIRE_AUTHENTICATION": DEMO_OAUTH,
     # Where clients reach the server; behind a proxy, its public https:// address.

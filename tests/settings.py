@@ -55,6 +55,9 @@ INSTALLED_APPS = [
     "tests.conformance_app",
     "tests.testapp",
     "tests.catalogue",
+    # DRF's token model, for django_mcp.drf.DRFAuthentication's tests (tests/drf/test_authentication.py).
+    "rest_framework",
+    "rest_framework.authtoken",
 ]
 
 MIDDLEWARE = [
@@ -165,6 +168,15 @@ STATIC_URL = "static/"
 # Uploaded files of the model-resource tests (tests/catalogue).
 MEDIA_ROOT = os.environ.get("MCP_TEST_MEDIA_ROOT", str(BASE_DIR / ".tmp" / "media"))
 
+# DRF's own defaults (session, Basic) and its token class: what an API beside the MCP endpoint uses.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.BasicAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+}
+
 DJANGO_MCP = {
     "SERVER_NAME": "django-mcp-tests",
     # The site /mcp serves: tests/catalogue's live tests serve "tests.catalogue.sites.site".
@@ -177,6 +189,9 @@ DJANGO_MCP = {
         "tests.testapp.authentication.ApiKeyAuthentication",
         "django_mcp.oauth.authentication.OAuth2Authentication",
         "django_mcp.oauth.authentication.PersonalAccessTokenAuthentication",
+        # REST_FRAMEWORK's classes (below): an API token calls tools too. Last, so a bearer token is
+        # the OAuth classes' to judge; a request without an Authorization header skips it at once.
+        "django_mcp.drf.DRFAuthentication",
     ],
     # Live OAuth tests (tests/oauth) serve the endpoints with authentication required.
     "REQUIRE_AUTHENTICATION": os.environ.get("MCP_TEST_OAUTH") == "1",

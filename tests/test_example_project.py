@@ -88,6 +88,28 @@ async def test_the_librarian_key_reveals_the_guarded_tool(example_server: LiveSe
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_the_rest_apis_token_calls_tools_as_the_reader(example_server: LiveServer, mode: str) -> None:
+    """django_mcp.drf.DRFAuthentication: the reader's DRF token (mcp_demo_data) works for MCP as for /api/."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    token = "reader-demo-api-token-000000000000000000"
+    http = httpx2.AsyncClient(headers={"Authorization": f"Token {token}"})
+    async with asyncio.timeout(30), http, Client(streamable_http_client(example_server.mcp_url, http_client=http),
+                                                  mode=mode) as reader:
+        loans = await reader.call_tool("my_loans", {})
+        assert loans.structured_content["reader"] == "reader" and loans.structured_content["count"] >= 1
+        api = await http.get(f"{example_server.url}/api/books/", params={"search": "kindred"})
+        assert api.status_code == 200
+
+    wrong = httpx2.AsyncClient(headers={"Authorization": "Token not-the-readers-token"})
+    async with wrong:
+        response = await wrong.post(example_server.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                                    headers={"Accept": "application/json, text/event-stream"})
+    assert response.status_code == 401 and response.json()["error"]["message"] == "Invalid token."
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_the_models_are_resources_and_loans_belong_to_their_reader(example_server: LiveServer, mode: str) -> None:
     """The demo's ModelResources: books page by page for anyone, loans only for their reader (or the librarian)."""
     import httpx2

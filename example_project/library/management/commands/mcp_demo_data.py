@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from rest_framework.authtoken.models import Token
 
 from example_project.library.demo_prompts import create_demo_prompts, create_demo_query_tool
 from example_project.library.models import Author, Book, Loan
@@ -46,6 +47,11 @@ def press_books():
         yield name, 1950 + index * 3, books
 
 
+def demo_reader_token() -> str:
+    """The reader's API token: ``$DEMO_READER_TOKEN``, or the demo's own (40 characters, as DRF's keys)."""
+    return os.environ.get("DEMO_READER_TOKEN", "reader-demo-api-token-000000000000000000")
+
+
 class Command(BaseCommand):
     help = "Create the example library's demo authors and books (idempotent)."
 
@@ -77,6 +83,10 @@ class Command(BaseCommand):
         reader, _ = get_user_model().objects.get_or_create(username="reader")
         reader.set_password(os.environ.get("DEMO_READER_PASSWORD", "reader-demo-password"))
         reader.save()
+        # The reader's REST API token (DRF's TokenAuthentication), which MCP clients may send too
+        # (django_mcp.drf.DRFAuthentication): "Authorization: Token <key>". Set on every start.
+        Token.objects.filter(user=reader).exclude(key=demo_reader_token()).delete()
+        Token.objects.get_or_create(user=reader, key=demo_reader_token())
         admin, _ = get_user_model().objects.get_or_create(username=os.environ.get("DEMO_ADMIN_USER", "admin"))
         admin.is_staff = admin.is_superuser = True
         admin.set_password(os.environ.get("DEMO_ADMIN_PASSWORD", "admin-demo-password"))
