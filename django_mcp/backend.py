@@ -17,6 +17,7 @@ from .completions import Completions
 from .conf import mcp_settings
 from .context import Context
 from .cursors import decode_cursor, encode_cursor
+from .icons import valid_icons
 from .hooks import Hook, HookChains
 from .protocol.backend import Page
 from .protocol.context import RequestContext
@@ -64,9 +65,22 @@ class SiteBackend:
     # Server identity --------------------------------------------------------------------------
 
     def server_info(self) -> dict[str, Any]:
+        """
+        The server's ``Implementation`` (MCP spec 2025-11-25, schema): name and version, and the
+        title, description, icons and website the settings give. Older revisions name fewer
+        members (2025-06-18 adds ``title``, 2025-11-25 the rest) but their schemas allow others,
+        which their clients ignore, so every revision gets the same object, as with results.
+        """
         info = {"name": mcp_settings.SERVER_NAME, "version": mcp_settings.SERVER_VERSION or package_version()}
         if mcp_settings.SERVER_TITLE:
             info["title"] = mcp_settings.SERVER_TITLE
+        if mcp_settings.SERVER_DESCRIPTION:
+            info["description"] = mcp_settings.SERVER_DESCRIPTION
+        icons = valid_icons(mcp_settings.SERVER_ICONS)  # an invalid one: manage.py check says why (E009)
+        if icons:
+            info["icons"] = icons
+        if mcp_settings.SERVER_WEBSITE_URL:
+            info["websiteUrl"] = mcp_settings.SERVER_WEBSITE_URL
         return info
 
     def instructions(self) -> str | None:

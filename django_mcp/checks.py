@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core import checks
 
 from .conf import DEFAULTS, FEATURE_SETTINGS
+from .icons import icon_problem
 
 
 @checks.register(checks.Tags.compatibility)
@@ -45,6 +46,33 @@ def check_configuration(app_configs: Any = None, **kwargs: Any) -> list[checks.C
                 hint=f'Add "{app}" to INSTALLED_APPS, or remove the setting.',
                 id="django_mcp.W008",
             ))
+    return messages
+
+
+@checks.register(checks.Tags.compatibility)
+def check_server_identity(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """SERVER_ICONS and SERVER_WEBSITE_URL as serverInfo needs them: a client would reject them otherwise."""
+    from .conf import mcp_settings
+
+    messages: list[checks.CheckMessage] = []
+    icons = mcp_settings.SERVER_ICONS
+    if not isinstance(icons, (list, tuple)):
+        icons = [icons] if icons else []
+    for index, icon in enumerate(icons):
+        problem = icon_problem(icon)
+        if problem:
+            messages.append(checks.Error(
+                f'DJANGO_MCP["SERVER_ICONS"][{index}] {problem}.',
+                hint='An icon is {"src": "https://example.com/icon.png", "mimeType": "image/png", "sizes": ["48x48"]}.',
+                id="django_mcp.E009",
+            ))
+    website = mcp_settings.SERVER_WEBSITE_URL
+    if website is not None and not (isinstance(website, str) and website.startswith(("https://", "http://"))):
+        messages.append(checks.Error(
+            'DJANGO_MCP["SERVER_WEBSITE_URL"] must be an absolute http(s) URL.',
+            hint='For example "https://library.example.com/".',
+            id="django_mcp.E010",
+        ))
     return messages
 
 

@@ -29,6 +29,14 @@ DEFAULTS: dict[str, Any] = {
     "SERVER_TITLE": None,
     # The version in serverInfo; None: the installed django_mcp version.
     "SERVER_VERSION": None,
+    # What the server is, for people, in serverInfo (2025-11-25 and later): a sentence or two; None
+    # leaves it out.
+    "SERVER_DESCRIPTION": None,
+    # The server's icons in serverInfo (2025-11-25 and later) and on the OAuth consent page: a list
+    # of {"src": an https:// or data: URI, "mimeType", "sizes": ["48x48"], "theme": "light"|"dark"}.
+    "SERVER_ICONS": [],
+    # The website of the server (or of the service it fronts) in serverInfo (2025-11-25 and later).
+    "SERVER_WEBSITE_URL": None,
     # Instructions for the model about using this server, in the initialize and server/discover
     # results; None sends none.
     "INSTRUCTIONS": None,

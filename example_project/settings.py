@@ -134,6 +134,15 @@ DJANGO_MCP = {
     # Where clients reach the server; behind a proxy, its public https:// address.
     "PUBLIC_BASE_URL": os.environ.get("DEMO_PUBLIC_BASE_URL") or None,
     "SERVER_TITLE": "Library catalogue (django_mcp example)",
+    "SERVER_DESCRIPTION": "The books, authors and loans of a small library: search, lend and return books.",
+    # An inline SVG (a book), so the demo needs no static file server for its icon.
+    "SERVER_ICONS": [{"src": (
+                              "data:image/svg+xml;base64,PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnIHdpZHRoPSc2NCcgaG"
+                              "VpZ2h0PSc2NCcgdmlld0JveD0nMCAwIDY0IDY0Jz48cmVjdCB3aWR0aD0nNjQnIGhlaWdodD0nNjQnIHJ4PScxNCcgZmlsbD"
+                              "0nIzdhM2UxZCcvPjxwYXRoIGQ9J00xNiAxNGgyMmE4IDggMCAwIDEgOCA4djI4SDI0YTggOCAwIDAgMS04LTh6JyBmaWxsPS"
+                              "cjZjZlYWQ4Jy8+PHBhdGggZD0nTTIyIDIyaDE2TTIyIDI5aDE2TTIyIDM2aDEwJyBzdHJva2U9JyM3YTNlMWQnIHN0cm9rZS"
+                              "13aWR0aD0nMycgc3Ryb2tlLWxpbmVjYXA9J3JvdW5kJy8+PC9zdmc+"),
+                       "mimeType": "image/svg+xml", "sizes": ["64x64"]}],
     "INSTRUCTIONS": "A library catalogue. Use search_books to find books, then read book resources for details.",
     # What the catalogue offers clients, committed: `manage.py mcp_contracts --check` fails (and
     # `manage.py check` warns, django_mcp.W010) when a change to the tools would break a client.

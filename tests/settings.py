@@ -232,6 +232,9 @@ if os.environ.get("MCP_TEST_OAUTH") == "1":
         "django_mcp.authentication.SessionAuthentication",
     ]
     INSTALLED_APPS.append("tests.oauth")
+    # The consent page shows the server's icon (tests/oauth/test_browser.py): a 48x48 SVG, inline.
+    DJANGO_MCP["SERVER_ICONS"] = [{"src": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnIHdpZHRoPSc0OCcgaGVpZ2h0PSc0OCcgdmlld0JveD0nMCAwIDQ4IDQ4Jz48cmVjdCB3aWR0aD0nNDgnIGhlaWdodD0nNDgnIHJ4PScxMCcgZmlsbD0nIzI0NTdkNicvPjxwYXRoIGQ9J00xNCAxMmgxNGE2IDYgMCAwIDEgNiA2djE4SDIwYTYgNiAwIDAgMS02LTZ6JyBmaWxsPScjZmZmJy8+PC9zdmc+",
+                                   "mimeType": "image/svg+xml", "sizes": ["48x48"]}]
 OAUTH2_PROVIDER["SCOPES"]["tests:secrets"] = "Read the test suite's secrets"
 
 LOGGING = {

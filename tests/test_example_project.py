@@ -88,6 +88,17 @@ async def test_the_librarian_key_reveals_the_guarded_tool(example_server: LiveSe
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_the_sdk_client_sees_the_servers_identity(example_server: LiveServer, mode: str) -> None:
+    """SERVER_TITLE, SERVER_DESCRIPTION and SERVER_ICONS of the example reach the SDK client's server_info."""
+    async with asyncio.timeout(30), Client(example_server.mcp_url, mode=mode) as client:
+        info = client.server_info
+        assert info.name == "django-mcp-library" and info.title == "Library catalogue (django_mcp example)"
+        assert info.description.startswith("The books, authors and loans of a small library")
+        assert [(icon.mime_type, icon.sizes) for icon in info.icons] == [("image/svg+xml", ["64x64"])]
+        assert str(info.icons[0].src).startswith("data:image/svg+xml;base64,")
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_the_rest_apis_token_calls_tools_as_the_reader(example_server: LiveServer, mode: str) -> None:
     """django_mcp.drf.DRFAuthentication: the reader's DRF token (mcp_demo_data) works for MCP as for /api/."""
     import httpx2

@@ -22,6 +22,7 @@ from oauth2_provider.views import (AuthorizationView, DynamicClientRegistrationV
                                    OAuthServerMetadataView)
 
 from ..conf import mcp_settings
+from ..icons import valid_icons
 from ..transports.cors import header_names
 from .resource import base_url_from_request, endpoint_paths
 
@@ -111,7 +112,16 @@ class McpAuthorizationView(AuthorizationView):
         redirect_uri = kwargs.get("redirect_uri") or context.get("redirect_uri") or ""
         context["redirect_host"] = urlsplit(redirect_uri).hostname or ""
         context["server_name"] = mcp_settings.SERVER_TITLE or mcp_settings.SERVER_NAME
+        context["server_icon"] = consent_icon()
         return context
+
+
+def consent_icon() -> str | None:
+    """The ``src`` of the server icon for the consent page (a light page): a light or theme-less one first."""
+    icons = valid_icons(mcp_settings.SERVER_ICONS)
+    for icon in sorted(icons, key=lambda icon: icon.get("theme") == "dark"):
+        return icon["src"]
+    return None
 
 
 #: Grant types a registering MCP client may list; the others are dropped rather than refused.

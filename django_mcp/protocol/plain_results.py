@@ -21,7 +21,7 @@ from typing import Any
 _RESULT_KEYS = frozenset({"content", "isError"})
 _TEXT_BLOCK_KEYS = frozenset({"type", "text"})
 # Implementation (MCP spec 2025-11-25, schema): the members server_info() may fill, all strings.
-_SERVER_INFO_KEYS = frozenset({"name", "version", "title"})
+_SERVER_INFO_KEYS = frozenset({"name", "version", "title", "description", "websiteUrl"})
 
 
 def is_plain_text_call_result(result: Any) -> bool:

@@ -123,7 +123,8 @@ def undocumented(settings: list[SettingSource]) -> list[str]:
 #: new setting without one is a warning of the reference (an error under ``scripts/docs``).
 TOPICS: list[tuple[str, str, list[str]]] = [
     ("The server and its endpoint", "What the server calls itself, which site it serves, and where.",
-     ["SERVER_NAME", "SERVER_TITLE", "SERVER_VERSION", "INSTRUCTIONS", "SITE", "MODEL_OPTIONS_CLASS", "MCP_PATH",
+     ["SERVER_NAME", "SERVER_TITLE", "SERVER_VERSION", "SERVER_DESCRIPTION", "SERVER_ICONS", "SERVER_WEBSITE_URL",
+      "INSTRUCTIONS", "SITE", "MODEL_OPTIONS_CLASS", "MCP_PATH",
       "SSE_PATH", "SSE_MESSAGES_PATH", "HEALTH_PATH", "READINESS_PATH", "PAGE_SIZE", "LIST_TTL_MS"]),
     ("Who may call", "Authentication, permissions, and OAuth 2.1 (``django_mcp.oauth``).",
      ["DEFAULT_AUTHENTICATION_CLASSES", "DEFAULT_PERMISSION_CLASSES", "REQUIRE_AUTHENTICATION", "PUBLIC_BASE_URL",

@@ -156,6 +156,9 @@ def test_sign_in_consent_and_token_in_a_browser(oauth_server: LiveServer, page: 
     body = page.inner_text("body")
     assert "Signed in as alice" in body and "127.0.0.1" in body, f"{body!r} {seen}"
     assert page.is_visible("#allow") and page.is_visible("#deny"), seen
+    # Whom the user grants access to: the server's name and icon (DJANGO_MCP["SERVER_ICONS"]), drawn.
+    assert page.inner_text("#server") == "django-mcp-tests", seen
+    assert page.evaluate("document.querySelector('#server img').naturalWidth") == 48, seen
 
     query = callback.follow(page, "#allow")
     # RFC 6749 section 4.1.2: the code and the client's state, unchanged, on the redirect URI.
