@@ -124,6 +124,11 @@ DEFAULTS: dict[str, Any] = {
     # django_mcp.oauth: hosts whose HTTPS redirect URIs dynamic registration accepts, besides
     # loopback ones (AllowListedRedirectHosts); e.g. ["claude.ai", "chatgpt.com"].
     "OAUTH_ALLOWED_REDIRECT_HOSTS": [],
+    # django_mcp.oauth: outside authorization servers whose JWT access tokens this server accepts
+    # (ExternalTokenAuthentication) and which its RFC 9728 metadata names, each a dict:
+    # {"issuer": "https://login.example.com/realms/acme", "algorithms": ["RS256"], "audience": …,
+    # "jwks_uri": …, "user_claim": "sub", "create_users": False}; docs: "Use your own identity provider".
+    "OAUTH_EXTERNAL_ISSUERS": [],
     # The tool admin (McpTool rows): False serves tools exactly as the code defines them.
     "TOOL_ADMIN": True,
     # Each worker reads the tool rows again at least this often; saving a row announces it at once.
@@ -221,6 +226,7 @@ FEATURE_SETTINGS = {
     "CALL_LOG_RETENTION_DAYS": "django_mcp.call_log",
     "OAUTH_ACCEPT_UNBOUND_TOKENS": "django_mcp.oauth",
     "OAUTH_ALLOWED_REDIRECT_HOSTS": "django_mcp.oauth",
+    "OAUTH_EXTERNAL_ISSUERS": "django_mcp.oauth",
     "METRICS_PATH": "django_mcp.metrics",
     "METRICS_BEARER_TOKEN": "django_mcp.metrics",
     "TASK_BACKEND": "django_mcp.tasks",

@@ -1,4 +1,4 @@
-"""Admin for personal access tokens, and a revoke action on DOT's registered clients."""
+"""Admin for personal access tokens, outside identities, and a revoke action on DOT's registered clients."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.utils import timezone
 
-from .models import TOKEN_PREFIX, PersonalAccessToken
+from .models import TOKEN_PREFIX, ExternalIdentity, PersonalAccessToken
 
 
 def _scope_choices() -> list[tuple[str, str]]:
@@ -92,3 +92,18 @@ def _add_client_revocation() -> None:
 
 
 _add_client_revocation()
+
+
+@admin.register(ExternalIdentity)
+class ExternalIdentityAdmin(admin.ModelAdmin):
+    """
+    Which user each subject of an outside issuer is: staff link a subject to an existing account
+    here (before its first token, where the issuer does not create users), or delete a link to cut
+    that subject off.
+    """
+
+    list_display = ["subject", "issuer", "user", "created", "last_seen"]
+    list_filter = ["issuer"]
+    search_fields = ["subject", "user__username", "user__email"]
+    autocomplete_fields = ["user"]
+    readonly_fields = ["created", "last_seen"]

@@ -62,3 +62,39 @@ def check_oauth_deployment(app_configs: Any = None, **kwargs: Any) -> list[Any]:
                              hint="Use django_mcp.oauth.registration.AllowMcpClients, which allows HTTP for "
                                   "loopback redirects only."))
     return found
+
+
+@register(Tags.security)
+def check_external_issuers(app_configs: Any = None, **kwargs: Any) -> list[Any]:
+    """``OAUTH_EXTERNAL_ISSUERS``: entries a token could never match, or that would trust too much."""
+    from .external.issuers import ASYMMETRIC_ALGORITHMS, SETTING_KEYS, USER_CLAIMS
+
+    messages: list[Any] = []
+    configured = mcp_settings.OAUTH_EXTERNAL_ISSUERS or []
+    if not isinstance(configured, (list, tuple)):
+        return [Error('DJANGO_MCP["OAUTH_EXTERNAL_ISSUERS"] must be a list of dicts.', id="django_mcp.oauth.E004")]
+    for index, entry in enumerate(configured):
+        where = f'DJANGO_MCP["OAUTH_EXTERNAL_ISSUERS"][{index}]'
+        if not isinstance(entry, dict) or not isinstance(entry.get("issuer"), str):
+            messages.append(Error(f'{where} needs "issuer", the tokens\' iss.', id="django_mcp.oauth.E004",
+                                  hint='{"issuer": "https://login.example.com/realms/acme"}'))
+            continue
+        for name in sorted(set(entry) - SETTING_KEYS):
+            messages.append(Error(f"{where} has an unknown key {name!r}.", id="django_mcp.oauth.E004",
+                                  hint=f"Known keys: {', '.join(sorted(SETTING_KEYS))}."))
+        algorithms = entry.get("algorithms") or []
+        weak = sorted(set(algorithms) - ASYMMETRIC_ALGORITHMS)
+        if weak:
+            messages.append(Error(
+                f"{where} allows {', '.join(weak)}: only asymmetric signatures are accepted (RFC 8725 3.1).",
+                id="django_mcp.oauth.E005", hint="RS256, PS256, ES256 or EdDSA, as the issuer signs."))
+        if entry.get("user_claim", "sub") not in USER_CLAIMS:
+            messages.append(Error(f'{where}["user_claim"] must be one of {", ".join(sorted(USER_CLAIMS))}.',
+                                  id="django_mcp.oauth.E004"))
+        for key in ("issuer", "jwks_uri"):
+            url = entry.get(key)
+            if isinstance(url, str) and not url.startswith("https://") and not settings.DEBUG:
+                messages.append(Error(
+                    f'{where}["{key}"] is not https://: keys fetched over plain HTTP can be replaced on the way.',
+                    id="django_mcp.oauth.E006", hint="Use the issuer's https:// URL (http:// only with DEBUG)."))
+    return messages

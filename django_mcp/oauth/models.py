@@ -82,3 +82,27 @@ class PersonalAccessToken(models.Model):
         if self.revoked is None:
             self.revoked = timezone.now()
             self.save(update_fields=["revoked"])
+
+
+class ExternalIdentity(models.Model):
+    """
+    The Django user an outside authorization server's subject is (``iss`` and ``sub`` of its
+    access tokens, :class:`~django_mcp.oauth.external.ExternalTokenAuthentication`): the stored
+    link by which a token maps to a user when the issuer's ``user_claim`` is ``sub``. Made on a
+    subject's first token when the issuer allows ``create_users``, or by staff in the admin.
+    """
+
+    issuer = models.CharField(max_length=255)
+    subject = models.CharField(max_length=255)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="mcp_external_identities")
+    created = models.DateTimeField(auto_now_add=True)
+    last_seen = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        verbose_name = "external identity"
+        verbose_name_plural = "external identities"
+        constraints = [models.UniqueConstraint(fields=["issuer", "subject"], name="mcp_external_identity_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.subject} at {self.issuer}"

@@ -90,8 +90,12 @@ class McpResourceMetadataView(PublicMetadataCorsMixin, OAuthProtectedResourceMet
         return base + suffix
 
     def get_authorization_servers(self, request: HttpRequest) -> list[str]:
-        # This site is its own authorization server; its RFC 8414 issuer is the base URL.
-        return [base_url_from_request(request)]
+        # The outside issuers whose tokens ExternalTokenAuthentication accepts, then this site,
+        # which is an authorization server too (its RFC 8414 issuer is the base URL). Clients take
+        # the first they can use (RFC 9728 section 2), so the team's own identity provider leads.
+        from .external.issuers import trusted_issuers
+
+        return [*trusted_issuers(), base_url_from_request(request)]
 
     def get_resource_name(self) -> str:
         return super().get_resource_name() or mcp_settings.SERVER_TITLE or mcp_settings.SERVER_NAME

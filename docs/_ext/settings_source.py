@@ -128,7 +128,7 @@ TOPICS: list[tuple[str, str, list[str]]] = [
       "SSE_PATH", "SSE_MESSAGES_PATH", "HEALTH_PATH", "READINESS_PATH", "PAGE_SIZE", "LIST_TTL_MS"]),
     ("Who may call", "Authentication, permissions, and OAuth 2.1 (``django_mcp.oauth``).",
      ["DEFAULT_AUTHENTICATION_CLASSES", "DEFAULT_PERMISSION_CLASSES", "REQUIRE_AUTHENTICATION", "PUBLIC_BASE_URL",
-      "REQUIRED_SCOPES", "OAUTH_ACCEPT_UNBOUND_TOKENS", "OAUTH_ALLOWED_REDIRECT_HOSTS"]),
+      "REQUIRED_SCOPES", "OAUTH_ACCEPT_UNBOUND_TOKENS", "OAUTH_ALLOWED_REDIRECT_HOSTS", "OAUTH_EXTERNAL_ISSUERS"]),
     ("Browsers and bad input", "Which origins may call, and the limits a request must keep to.",
      ["ALLOWED_ORIGINS", "CORS_ALLOWED_ORIGINS", "CORS_MAX_AGE", "MAX_REQUEST_BODY_SIZE", "MAX_CLIENT_STATE_SIZE",
       "MAX_BATCH_LENGTH"]),
