@@ -124,6 +124,10 @@ DEFAULTS: dict[str, Any] = {
     # django_mcp.oauth: hosts whose HTTPS redirect URIs dynamic registration accepts, besides
     # loopback ones (AllowListedRedirectHosts); e.g. ["claude.ai", "chatgpt.com"].
     "OAUTH_ALLOWED_REDIRECT_HOSTS": [],
+    # django_mcp.oauth: the resource URLs of other MCP servers this site issues tokens for, as their
+    # authorization server (each trusts it in its own OAUTH_EXTERNAL_ISSUERS); e.g.
+    # ["https://reports.example.com/mcp"]. Tokens for any other resource are refused (invalid_target).
+    "OAUTH_OTHER_RESOURCES": [],
     # django_mcp.oauth: outside authorization servers whose JWT access tokens this server accepts
     # (ExternalTokenAuthentication) and which its RFC 9728 metadata names, each a dict:
     # {"issuer": "https://login.example.com/realms/acme", "algorithms": ["RS256"], "audience": …,
@@ -227,6 +231,7 @@ FEATURE_SETTINGS = {
     "OAUTH_ACCEPT_UNBOUND_TOKENS": "django_mcp.oauth",
     "OAUTH_ALLOWED_REDIRECT_HOSTS": "django_mcp.oauth",
     "OAUTH_EXTERNAL_ISSUERS": "django_mcp.oauth",
+    "OAUTH_OTHER_RESOURCES": "django_mcp.oauth",
     "METRICS_PATH": "django_mcp.metrics",
     "METRICS_BEARER_TOKEN": "django_mcp.metrics",
     "TASK_BACKEND": "django_mcp.tasks",

@@ -232,10 +232,21 @@ if os.environ.get("MCP_TEST_OAUTH") == "1":
         "django_mcp.authentication.SessionAuthentication",
     ]
     INSTALLED_APPS.append("tests.oauth")
+    # Resource servers this one is the authorization server of (tests/oauth/test_external_server.py).
+    DJANGO_MCP["OAUTH_OTHER_RESOURCES"] = [uri for uri in os.environ.get("MCP_TEST_OTHER_RESOURCES", "").split(",") if uri]
     # The consent page shows the server's icon (tests/oauth/test_browser.py): a 48x48 SVG, inline.
     DJANGO_MCP["SERVER_ICONS"] = [{"src": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnIHdpZHRoPSc0OCcgaGVpZ2h0PSc0OCcgdmlld0JveD0nMCAwIDQ4IDQ4Jz48cmVjdCB3aWR0aD0nNDgnIGhlaWdodD0nNDgnIHJ4PScxMCcgZmlsbD0nIzI0NTdkNicvPjxwYXRoIGQ9J00xNCAxMmgxNGE2IDYgMCAwIDEgNiA2djE4SDIwYTYgNiAwIDAgMS02LTZ6JyBmaWxsPScjZmZmJy8+PC9zdmc+",
                                    "mimeType": "image/svg+xml", "sizes": ["48x48"]}]
 OAUTH2_PROVIDER["SCOPES"]["tests:secrets"] = "Read the test suite's secrets"
+
+if os.environ.get("MCP_TEST_EXTERNAL_ISSUER"):
+    # A resource server whose tokens come from another live server (tests/oauth/test_external_server.py):
+    # that issuer (a JSON entry of OAUTH_EXTERNAL_ISSUERS) is trusted first.
+    import json  # noqa: E402
+
+    DJANGO_MCP["OAUTH_EXTERNAL_ISSUERS"] = [json.loads(os.environ["MCP_TEST_EXTERNAL_ISSUER"])]
+    DJANGO_MCP["DEFAULT_AUTHENTICATION_CLASSES"] = ["django_mcp.oauth.external.ExternalTokenAuthentication",
+                                                    *DJANGO_MCP["DEFAULT_AUTHENTICATION_CLASSES"]]
 
 LOGGING = {
     "version": 1,

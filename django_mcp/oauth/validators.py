@@ -1,4 +1,4 @@
-"""django-oauth-toolkit's request validator, refusing tokens for resources other than this server."""
+"""django-oauth-toolkit's request validator, refusing tokens for resources other than this server's (and those it serves)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 from oauth2_provider.oauth2_validators import OAuth2Validator
 from oauthlib.oauth2.rfc6749 import errors
 
+from ..conf import mcp_settings
 from .resource import _configured_base, is_this_resource
 
 
@@ -22,8 +23,9 @@ def base_url_from_oauthlib(request: Any) -> str:
 
 class McpOAuth2Validator(OAuth2Validator):
     """
-    Issues tokens only for this MCP server: a token request naming another resource (RFC 8707),
-    or inheriting one from its grant, is refused with ``invalid_target`` before a token exists.
+    Issues tokens only for this MCP server, and for the other MCP servers it is the authorization
+    server of (``OAUTH_OTHER_RESOURCES``): a token request naming another resource (RFC 8707), or
+    inheriting one from its grant, is refused with ``invalid_target`` before a token exists.
     The MCP endpoints check the binding again (MCP spec 2025-11-25, basic/authorization,
     "Token Audience Binding and Validation").
     """
@@ -31,8 +33,9 @@ class McpOAuth2Validator(OAuth2Validator):
     def _validate_resource_uris(self, request: Any, resources: Any) -> None:
         super()._validate_resource_uris(request, resources)
         base = base_url_from_oauthlib(request)
+        others = {uri.rstrip("/") for uri in mcp_settings.OAUTH_OTHER_RESOURCES or []}
         for resource in resources:
-            if not is_this_resource(resource, base):
+            if not is_this_resource(resource, base) and resource.rstrip("/") not in others:
                 raise errors.CustomOAuth2Error(
                     error="invalid_target", request=request,
                     description=f"This server issues tokens for its own MCP endpoints only, not for {resource!r}.")

@@ -33,16 +33,18 @@ SUITE_CASES = {
     "http_raw": 200,
     "http_sse": 80,
     "live": 30,
+    "tokens": 400,
 }
 # Shares of a long run: the fast in-process tests get most cases, the real sockets a few.
 SHARES = {
     "dispatcher_legacy": 0.25,
-    "dispatcher_modern": 0.30,
+    "dispatcher_modern": 0.25,
     "http_legacy": 0.10,
     "http_modern": 0.20,
     "http_raw": 0.10,
     "http_sse": 0.04,
     "live": 0.01,
+    "tokens": 0.05,
 }
 
 _COMMON = {

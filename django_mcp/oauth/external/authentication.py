@@ -1,7 +1,9 @@
 """
-:class:`ExternalTokenAuthentication`: bearer JWTs of the trusted outside issuers. List it before
-:class:`~django_mcp.oauth.authentication.OAuth2Authentication`: a bearer value that is no JWT, or a
-JWT of an issuer not trusted, is passed on to the next class (this site's own tokens are opaque).
+:class:`ExternalTokenAuthentication`: bearer tokens of the trusted outside issuers — JWTs verified
+here, opaque ones asked about at the issuers that introspect. List it before
+:class:`~django_mcp.oauth.authentication.OAuth2Authentication`: a JWT of an issuer not trusted, or
+an opaque token no introspecting issuer calls active, is passed on to the next class (this site's
+own tokens are opaque).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from ..authentication import BearerChallenge, bearer_value, refuse, token_in_que
 from ..models import TOKEN_PREFIX
 from ..resource import base_url_from_scope, resource_identifiers
 from .access_tokens import ExternalAccessToken, TokenRefused, UnknownKey, unverified_claims, verify
+from .introspection import introspections, token_from_answer
 from .issuers import Issuer, trusted_issuers
 from .keys import KeysUnavailable, key_sets
 from .users import user_for
@@ -21,10 +24,11 @@ from .users import user_for
 
 class ExternalTokenAuthentication(BearerChallenge, BaseAuthentication):
     """
-    Access tokens (JWTs) of the authorization servers in ``DJANGO_MCP["OAUTH_EXTERNAL_ISSUERS"]``:
-    the signature checked against the issuer's published keys, ``iss``, ``exp``/``nbf`` and ``aud``
-    (this server's resource URLs unless the issuer's ``audience`` says otherwise), the user found by
-    the issuer's ``user_claim``. Refused with a 401 and the RFC 9728 challenge; ``ctx.auth`` is an
+    Access tokens of the authorization servers in ``DJANGO_MCP["OAUTH_EXTERNAL_ISSUERS"]``: a JWT's
+    signature checked against the issuer's published keys, an opaque token's state asked of the
+    issuers with introspection credentials (RFC 7662); then ``iss``, ``exp``/``nbf`` and ``aud``
+    (this server's resource URLs unless the issuer's ``audience`` says otherwise), and the user
+    found by the issuer's ``user_claim``. Refused with a 401 and the RFC 9728 challenge; ``ctx.auth`` is an
     :class:`~django_mcp.oauth.external.ExternalAccessToken`, whose scopes are the request's.
     Override :meth:`update_user` to bring the token's claims into the user (groups, permissions).
     """
@@ -37,17 +41,36 @@ class ExternalTokenAuthentication(BearerChallenge, BaseAuthentication):
             return None
         claims = unverified_claims(value)
         issuer = trusted_issuers().get(claims.get("iss")) if claims is not None else None  # type: ignore[arg-type]
-        if issuer is None:
-            return None  # not a JWT of a trusted issuer: the next class's to judge
-        audiences = issuer.audience or resource_identifiers(base_url_from_scope(request.scope))
         try:
-            token = await self._verified(value, issuer, audiences)
+            if issuer is not None:
+                token = await self._verified(value, issuer, self._audiences(issuer, request))
+            else:
+                found = await self._introspected(value, request)
+                if found is None:
+                    return None  # no trusted issuer knows it: the next class's to judge
+                issuer, token = found
             user = await self._user(issuer, token)
         except KeysUnavailable:
-            raise refuse(request, "the issuer's keys cannot be fetched now") from None
+            raise refuse(request, "the issuer cannot be reached now") from None
         except TokenRefused as exc:
             raise refuse(request, str(exc)) from None
         return user, token
+
+    def _audiences(self, issuer: Issuer, request: IncomingRequest) -> Any:
+        return issuer.audience or resource_identifiers(base_url_from_scope(request.scope))
+
+    async def _introspected(self, value: str, request: IncomingRequest) -> tuple[Issuer, ExternalAccessToken] | None:
+        """The first issuer (of those with introspection credentials) that calls the token active, and the token."""
+        for issuer in trusted_issuers().values():
+            if not issuer.introspects:
+                continue
+            try:
+                answer = await introspections.answer(issuer, value)
+            except Exception as exc:
+                raise KeysUnavailable(str(exc)) from exc
+            if answer.get("active") is True:
+                return issuer, token_from_answer(answer, issuer, self._audiences(issuer, request))
+        return None
 
     async def _verified(self, value: str, issuer: Issuer, audiences: Any) -> ExternalAccessToken:
         try:

@@ -113,6 +113,11 @@ def metadata_urls(issuer: str) -> list[str]:
 
 def discover_jwks_uri(issuer: str) -> str:
     """The ``jwks_uri`` of the first metadata document found whose ``issuer`` is ``issuer`` (RFC 8414 3.3)."""
+    return discover(issuer, "jwks_uri")
+
+
+def discover(issuer: str, member: str) -> str:
+    """An endpoint (``member``) of the first metadata document found whose ``issuer`` is ``issuer``."""
     problems = []
     for url in metadata_urls(issuer):
         try:
@@ -123,18 +128,21 @@ def discover_jwks_uri(issuer: str) -> str:
         if metadata.get("issuer") != issuer:
             problems.append(f"{url}: names issuer {metadata.get('issuer')!r}")
             continue
-        if not isinstance(metadata.get("jwks_uri"), str):
-            problems.append(f"{url}: has no jwks_uri")
+        if not isinstance(metadata.get(member), str):
+            problems.append(f"{url}: has no {member}")
             continue
-        return metadata["jwks_uri"]
+        return metadata[member]
     raise KeysUnavailable(f"no usable metadata for {issuer}: " + "; ".join(problems))
 
 
-def fetch_json(url: str) -> dict[str, Any]:
-    """A JSON object from ``url``, at most ``MAX_DOCUMENT`` bytes, within ``FETCH_TIMEOUT``."""
+def fetch_json(url: str, data: bytes | None = None, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    """
+    A JSON object from ``url`` (POSTing ``data`` when given), at most ``MAX_DOCUMENT`` bytes,
+    within ``FETCH_TIMEOUT``.
+    """
     if urlsplit(url).scheme not in ("https", "http"):
         raise KeysUnavailable(f"not an http(s) URL: {url}")
-    request = urllib.request.Request(url, headers={"Accept": "application/json"})
+    request = urllib.request.Request(url, data=data, headers={"Accept": "application/json", **(headers or {})})
     with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT) as response:  # noqa: S310 - http(s) only, above
         body = response.read(MAX_DOCUMENT + 1)
     if len(body) > MAX_DOCUMENT:
@@ -149,5 +157,5 @@ def fetch_json(url: str) -> dict[str, Any]:
 key_sets = KeySets()
 
 
-__all__ = ["FETCH_TIMEOUT", "KeySets", "KeysUnavailable", "MAX_AGE", "REFRESH_FLOOR", "discover_jwks_uri",
-           "fetch_key_set", "key_sets", "metadata_urls"]
+__all__ = ["FETCH_TIMEOUT", "KeySets", "KeysUnavailable", "MAX_AGE", "REFRESH_FLOOR", "discover", "discover_jwks_uri",
+           "fetch_json", "fetch_key_set", "key_sets", "metadata_urls"]

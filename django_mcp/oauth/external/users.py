@@ -5,7 +5,7 @@ The Django user an outside issuer's token stands for, by the issuer's ``user_cla
   (``iss``, ``sub``), the one claim an issuer promises never to reassign (OpenID Connect Core 5.7);
 - ``email``: the user with that email, only when the token says ``email_verified``: an address the
   issuer did not verify would let anyone who types it there act as its owner here;
-- ``preferred_username``: the user with that username.
+- ``preferred_username`` (or an introspection answer's ``username``): the user with that username.
 
 With ``create_users`` a subject not known yet gets a new user (no usable password: it signs in
 through its issuer) and, by ``sub``, its link. An inactive user is refused.

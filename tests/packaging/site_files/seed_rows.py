@@ -1,10 +1,11 @@
 """
 A row of every model whose admin change page tests/packaging opens and that the admin cannot add
 (or whose add form needs more than a test should type): a session, a call log entry, a query tool,
-an OAuth client, and books for the query tool and the resources. Prints nothing; fails loudly.
+an OAuth client, an outside identity, and books for the query tool and the resources. Prints nothing; fails loudly.
 """
 
 import _setup  # noqa: F401  (Django set up with the project's settings)
+from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
 from django.utils import timezone
 from library.models import Book
@@ -12,6 +13,7 @@ from oauth2_provider.models import get_application_model
 
 from django_mcp.call_log.models import McpToolCall
 from django_mcp.models import McpSession
+from django_mcp.oauth.models import ExternalIdentity
 from django_mcp.query_tools.models import McpQueryTool
 
 
@@ -28,3 +30,5 @@ query_tool.save()
 get_application_model().objects.get_or_create(name="packaging seed client", defaults={
     "client_type": "public", "authorization_grant_type": "authorization-code",
     "redirect_uris": "http://127.0.0.1:8765/callback"})
+ExternalIdentity.objects.get_or_create(issuer="https://login.example.com/realms/acme", subject="packaging-subject",
+                                       defaults={"user": get_user_model().objects.get_or_create(username="idp-user")[0]})
