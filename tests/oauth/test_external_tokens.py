@@ -15,6 +15,7 @@ import hmac
 import json
 import threading
 import time
+import types
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -25,6 +26,7 @@ from django.test import override_settings
 from jwcrypto import jwk, jwt
 
 from django_mcp.oauth.checks import check_external_issuers
+from django_mcp.oauth.external import access_tokens
 from django_mcp.oauth.external import keys as external_keys
 from django_mcp.oauth.models import ExternalIdentity
 from django_mcp.test import ErrorResponse, McpClient
@@ -90,6 +92,7 @@ def trusting(issuer: Issuer, db) -> Iterator[Issuer]:
     """The test settings, trusting ``issuer`` (first among the authentication classes), keys not cached yet."""
     issuer.published = [RSA]
     external_keys.key_sets.fetched.clear()
+    access_tokens.signed_claims.entries.clear()
     mcp = {**django_settings.DJANGO_MCP,
            "OAUTH_EXTERNAL_ISSUERS": [{"issuer": issuer.url, "create_users": True, "token_type": "at+jwt"}],
            "DEFAULT_AUTHENTICATION_CLASSES": ["django_mcp.oauth.external.ExternalTokenAuthentication",
@@ -141,6 +144,24 @@ def test_a_linked_subject_is_its_user_and_the_keys_are_fetched_once(trusting: Is
 def test_claims_that_do_not_fit_are_refused(trusting: Issuer, claims: dict[str, Any], reason: str) -> None:
     message, _ = refusal(trusting.token(**claims))
     assert reason in message
+
+
+def test_a_token_is_checked_once_while_its_claims_are_checked_on_every_use(trusting: Issuer, monkeypatch) -> None:
+    checked = []
+    real = access_tokens._signed_claims
+    monkeypatch.setattr(access_tokens, "_signed_claims", lambda *args: checked.append(1) or real(*args))
+    token = trusting.token(exp=int(time.time()) + 2)
+    assert whoami(token).startswith("alice-sub") and whoami(token).startswith("alice-sub")
+    assert len(checked) == 1  # the signature once; the second request found it in the cache
+    entry = next(iter(access_tokens.signed_claims.entries.values()))
+    assert entry[0] <= time.time() + 2 + 30  # kept no later than exp + leeway
+    external_keys.key_sets.fetched[trusting.url].at -= external_keys.MAX_AGE  # so the keys are fetched again
+    assert whoami(token).startswith("alice-sub")  # another key set: the signature is checked again
+    assert len(checked) == 2
+    # An hour later the cached claims are checked again, and the token has expired.
+    later = time.time() + 3600
+    monkeypatch.setattr(access_tokens, "time", types.SimpleNamespace(time=lambda: later))
+    assert "has expired" in refusal(token)[0]
 
 
 def test_a_token_within_the_leeway_is_taken(trusting: Issuer) -> None:

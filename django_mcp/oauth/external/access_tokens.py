@@ -9,8 +9,10 @@ basic/authorization, "Token Audience Binding and Validation"), scopes from ``sco
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import time
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,6 +76,20 @@ def _segment(part: str) -> dict[str, Any] | None:
 def verify(value: str, issuer: Issuer, keys: jwk.JWKSet, audiences: Iterable[str],
            now: float | None = None) -> ExternalAccessToken:
     """The verified token, or :class:`TokenRefused` (:class:`UnknownKey` for a key id not in ``keys``)."""
+    now = time.time() if now is None else now
+    claims = signed_claims.get(issuer, value, keys, now)
+    if claims is None:
+        claims = _signed_claims(value, issuer, keys)
+        signed_claims.put(issuer, value, keys, claims, now)
+    # Checked on every use, the cached ones too: time passes, and the audience is the request's.
+    check_claims(claims, issuer, audiences, now)
+    subject = claims.get("sub")
+    return ExternalAccessToken(issuer=issuer.issuer, subject=subject if isinstance(subject, str) else None,
+                               scopes=scopes_of(claims), expires_at=float(claims["exp"]), claims=claims)
+
+
+def _signed_claims(value: str, issuer: Issuer, keys: jwk.JWKSet) -> dict[str, Any]:
+    """The claims of ``value`` once its algorithm, signature and type are checked; :class:`TokenRefused` if not."""
     algorithm = _header(value).get("alg")
     if algorithm not in issuer.algorithms:
         # "none", HS256 keyed with the issuer's public key…: refused before any key is looked at.
@@ -98,10 +114,47 @@ def verify(value: str, issuer: Issuer, keys: jwk.JWKSet, audiences: Iterable[str
         raise TokenRefused("the token's claims are not JSON") from None
     if not isinstance(claims, dict):
         raise TokenRefused("the token's claims are not a JSON object")
-    check_claims(claims, issuer, audiences, time.time() if now is None else now)
-    subject = claims.get("sub")
-    return ExternalAccessToken(issuer=issuer.issuer, subject=subject if isinstance(subject, str) else None,
-                               scopes=scopes_of(claims), expires_at=float(claims["exp"]), claims=claims)
+    return claims
+
+
+class SignedClaims:
+    """
+    Claims whose signature this worker checked, by (issuer, the token's SHA-256), for at most
+    ``SECONDS`` and only against the key set they were checked with: a client sends the same token
+    with every request until it expires, and an RSA signature check cost a request more than its
+    user's lookup. Never past the token's ``exp`` (``check_claims`` runs on every use anyway); at
+    most ``SIZE`` entries, the oldest dropped first.
+    """
+
+    SECONDS = 300.0
+    SIZE = 10_000
+
+    def __init__(self) -> None:
+        # (until, the key set that checked it, the claims): holding the set, not its id, which a
+        # later set could be given once this one is gone.
+        self.entries: OrderedDict[tuple[str, str], tuple[float, jwk.JWKSet, dict[str, Any]]] = OrderedDict()
+
+    def get(self, issuer: Issuer, value: str, keys: jwk.JWKSet, now: float) -> dict[str, Any] | None:
+        key = (issuer.issuer, hashlib.sha256(value.encode("utf-8")).hexdigest())
+        entry = self.entries.get(key)
+        if entry is None or entry[0] <= now or entry[1] is not keys:
+            return None
+        return entry[2]
+
+    def put(self, issuer: Issuer, value: str, keys: jwk.JWKSet, claims: dict[str, Any], now: float) -> None:
+        expires = claims.get("exp")
+        until = now + self.SECONDS
+        if isinstance(expires, (int, float)) and not isinstance(expires, bool):
+            until = min(until, float(expires) + issuer.leeway)
+        key = (issuer.issuer, hashlib.sha256(value.encode("utf-8")).hexdigest())
+        self.entries[key] = (until, keys, claims)
+        self.entries.move_to_end(key)
+        while len(self.entries) > self.SIZE:
+            self.entries.popitem(last=False)
+
+
+#: The worker's checked signatures.
+signed_claims = SignedClaims()
 
 
 def check_claims(claims: Mapping[str, Any], issuer: Issuer, audiences: Iterable[str], now: float) -> None:
@@ -137,5 +190,5 @@ def scopes_of(claims: Mapping[str, Any]) -> frozenset[str]:
     return frozenset()
 
 
-__all__ = ["ExternalAccessToken", "MAX_TOKEN_LENGTH", "TokenRefused", "UnknownKey", "check_claims", "scopes_of",
-           "unverified_claims", "verify"]
+__all__ = ["ExternalAccessToken", "MAX_TOKEN_LENGTH", "SignedClaims", "TokenRefused", "UnknownKey", "check_claims",
+           "scopes_of", "signed_claims", "unverified_claims", "verify"]
