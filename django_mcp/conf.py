@@ -53,6 +53,10 @@ DEFAULTS: dict[str, Any] = {
     "MAX_REQUEST_BODY_SIZE": 4 * 1024 * 1024,
     # Seconds between SSE keep-alive comments on long-lived streams.
     "SSE_KEEPALIVE_SECONDS": 15.0,
+    # Seconds between two checks that a stream's credential still authenticates (revoked, its user
+    # deactivated): the stream ends at the first keep-alive after a failed one. None: no checks (a
+    # credential's expiry still ends its streams).
+    "STREAM_CREDENTIAL_CHECK_SECONDS": 30.0,
     # Page size of tools/list, resources/list, prompts/list.
     "PAGE_SIZE": 100,
     # 2026-07-28 caching directives on list results (MCP spec 2026-07-28, server/utilities/caching).

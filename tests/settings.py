@@ -206,6 +206,8 @@ DJANGO_MCP = {
     "CALL_LOG": os.environ.get("MCP_TEST_CALL_LOG", os.environ.get("MCP_TEST_TOOL_ADMIN")) == "1",
     # Short keep-alives so tests can observe them without waiting long.
     "SSE_KEEPALIVE_SECONDS": float(os.environ.get("MCP_TEST_KEEPALIVE", "15")),
+    # How often a stream's credential is checked again (tests/oauth/test_stream_credentials.py: often).
+    "STREAM_CREDENTIAL_CHECK_SECONDS": float(os.environ.get("MCP_TEST_CREDENTIAL_CHECK", "30")),
     # How soon a resumed stream gives up on a request whose worker stopped answering probes: short,
     # so tests that kill a worker see the error quickly; long enough for a loaded CI machine.
     "STREAM_LIVENESS_SECONDS": float(os.environ.get("MCP_TEST_LIVENESS", "3")),

@@ -27,6 +27,7 @@ from ..protocol.errors import InternalError
 from . import cors
 from .authenticating import AuthenticatingMixin
 from .channel_membership import ChannelMembershipMixin
+from .credential_watch import lapsed, unwatch, watch
 from .outages import RETRY_AFTER_SECONDS, is_outage
 from .refusals import ForbiddenOrigin, MisdirectedHost, PayloadTooLarge, Refusal
 from .responding import RespondingMixin
@@ -351,10 +352,31 @@ class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, Responding
             background.add(task)
         return task
 
+    # A stream and its credential ------------------------------------------------------------
+
+    async def start_sse(self, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+        started = self.sse_started
+        await super().start_sse(headers)
+        if not started and self.sse_started:
+            watch(self)  # ended at the credential's expiry; re-checked at keep-alives
+
+    async def _keepalive(self) -> None:
+        await super()._keepalive()
+        if await lapsed(self):
+            await self.end_for_credential("no longer authenticates")
+
+    async def end_for_credential(self, why: str) -> None:
+        """End this stream because its credential ended (``transports.credential_watch``)."""
+        if self.finished.is_set() or self.disconnected:
+            return
+        logger.info("Ending an MCP stream of %s: its credential %s", self.user, why)
+        await self.end_sse()
+
     # Teardown ---------------------------------------------------------------------------------
 
     async def cleanup(self) -> None:
         """Leave groups, stop the reader and keep-alives. Request tasks decide for themselves."""
+        unwatch(self)
         self.finished.set()
         timer = getattr(self, "_keepalive_timer", None)
         if timer is not None:

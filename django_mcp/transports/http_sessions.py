@@ -34,6 +34,7 @@ from ..fanout import (
     session_group,
 )
 from . import constants, sse
+from .credential_watch import unwatch
 from .refusals import LimitExceeded, MethodNotAllowed, MissingSessionId, NotAcceptable, SessionNotFound
 from .live_sessions import LiveSession, end_session, load_live_session, reread_session
 from .session_cache import session_cache
@@ -132,6 +133,7 @@ class LegacySessionMixin(RequestTrackingMixin):
             self.stream_admitted = False
             release_stream(self.session.id)
         if self.requests_running:
+            unwatch(self)
             self.finished.set()
             timer = getattr(self, "_keepalive_timer", None)
             if timer is not None:

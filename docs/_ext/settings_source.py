@@ -140,7 +140,7 @@ TOPICS: list[tuple[str, str, list[str]]] = [
       "CLIENT_REQUEST_TIMEOUT_SECONDS", "MAX_PENDING_CLIENT_REQUESTS"]),
     ("Streams and notifications", "Server-sent event streams: keep-alives, resumption, and how much one "
                                   "stream may hold.",
-     ["SSE_KEEPALIVE_SECONDS", "SSE_RETRY_MILLISECONDS", "EVENT_STORE", "EVENT_RETENTION_SECONDS",
+     ["SSE_KEEPALIVE_SECONDS", "STREAM_CREDENTIAL_CHECK_SECONDS", "SSE_RETRY_MILLISECONDS", "EVENT_STORE", "EVENT_RETENTION_SECONDS",
       "STREAM_LIVENESS_SECONDS", "STREAM_QUEUE_SIZE", "MAX_STREAMS_PER_SESSION", "MAX_SUBSCRIPTIONS"]),
     ("Tools in the admin and the call log", "The feature apps ``django_mcp.tool_admin`` and "
                                             "``django_mcp.call_log``.",
