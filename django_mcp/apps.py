@@ -21,6 +21,9 @@ class SimpleMcpConfig(AppConfig):
 
     def ready(self) -> None:
         from . import checks  # noqa: F401  (registers the system checks)
+        from .transports.credential_watch import connect_user_deactivation
+
+        connect_user_deactivation()  # a deactivated user's streams end at once
 
 
 class McpConfig(SimpleMcpConfig):

@@ -61,11 +61,14 @@ SESSION_CHANGED = "mcp.session_changed"
 #: The value keeps its first name, so workers of the previous release understand it.
 ROWS_CHANGED = POLICIES_CHANGED = "mcp.policies_changed"
 
+#: A user's credential ended (revoked, the user deactivated): that user's streams check theirs now.
+CREDENTIALS_CHANGED = "mcp.credentials_changed"
+
 #: Every worker's session cache listens here (and hears row changes too).
 SESSIONS_GROUP = "mcp.sessions"
 
 EVENT_TYPES = frozenset({NOTIFY, CLIENT_RESPONSE, CANCEL, SUBSCRIBE, SESSION_CLOSED, SSE_SEND, STREAM_EVENT,
-                         STREAM_PROBE, STREAM_ALIVE, SESSION_CHANGED, ROWS_CHANGED})
+                         STREAM_PROBE, STREAM_ALIVE, SESSION_CHANGED, ROWS_CHANGED, CREDENTIALS_CHANGED})
 
 # (session id, request id) → future of a server→client request awaiting the client's answer.
 pending_client_requests: dict[tuple[str, Any], asyncio.Future[dict[str, Any]]] = {}

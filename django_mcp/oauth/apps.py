@@ -18,3 +18,6 @@ class McpOAuthConfig(AppConfig):
 
         # Tokens need mcp:tools for tools and so on, unless REQUIRED_SCOPES says otherwise.
         declare_kind_scopes(KIND_SCOPES)
+        from . import receivers
+
+        receivers.connect()  # a revoked token's streams end at once

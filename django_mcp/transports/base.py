@@ -27,7 +27,7 @@ from ..protocol.errors import InternalError
 from . import cors
 from .authenticating import AuthenticatingMixin
 from .channel_membership import ChannelMembershipMixin
-from .credential_watch import lapsed, unwatch, watch
+from .credential_watch import lapsed, unwatch, watch, watched_user
 from .outages import RETRY_AFTER_SECONDS, is_outage
 from .refusals import ForbiddenOrigin, MisdirectedHost, PayloadTooLarge, Refusal
 from .responding import RespondingMixin
@@ -364,6 +364,12 @@ class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, Responding
         await super()._keepalive()
         if await lapsed(self):
             await self.end_for_credential("no longer authenticates")
+
+    async def mcp_credentials_changed(self, event: dict[str, Any]) -> None:
+        """A credential of ``event["user"]`` ended somewhere: if it is this stream's user, check now."""
+        watched = watched_user(self)
+        if watched is not None and str(watched) == event.get("user") and await lapsed(self, now=True):
+            await self.end_for_credential("was revoked")
 
     async def end_for_credential(self, why: str) -> None:
         """End this stream because its credential ended (``transports.credential_watch``)."""

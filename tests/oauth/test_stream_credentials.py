@@ -3,8 +3,10 @@ A stream outlives no credential (issue 41, part 3; ``transports.credential_watch
 daphne server with authentication required, keep-alives every 0.5 s and credentials checked again
 every second: a legacy GET stream whose personal access token is revoked ends, and the session's
 next request with it gets 401, while another client's stream goes on; a 2026-07-28
-``subscriptions/listen`` stream ends at its token's expiry; an HTTP+SSE stream ends when its user
-is deactivated.
+``subscriptions/listen`` stream ends at its token's expiry (on a server that checks only hourly);
+an HTTP+SSE stream ends when its user is deactivated. And without waiting for a check: an OAuth token revoked at this server's
+revocation endpoint ends its streams at once (the revocation is announced to every stream of its
+user, ``credential_watch.credentials_changed``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import pytest
 from tests.live import ROOT, LiveServer, server_env
 from tests.transports.sse_client import SSE, SSEStream, SseSession, request
 
+from . import flow
+from .conftest import PASSWORDS
 from .flow import create_user
 
 
@@ -87,7 +91,9 @@ def test_a_revoked_token_ends_its_stream_and_its_session_refuses_it(server: Live
         other.close()
 
 
-def test_a_listen_stream_ends_at_its_tokens_expiry(server: LiveServer, oauth_env: Mapping[str, str]) -> None:
+def test_a_listen_stream_ends_at_its_tokens_expiry(unchecked_server: LiveServer, oauth_env: Mapping[str, str]) -> None:
+    server = unchecked_server  # no check is due for an hour: only the expiry's timer can end the stream
+    made = time.monotonic()
     token = personal_token(oauth_env, "alice", seconds=3)
     meta = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {},
             "io.modelcontextprotocol/clientInfo": {"name": "stream-credentials", "version": "1"}}
@@ -96,11 +102,11 @@ def test_a_listen_stream_ends_at_its_tokens_expiry(server: LiveServer, oauth_env
     reply = request(server, "POST", message, {"Authorization": f"Bearer {token}", "MCP-Protocol-Version": MODERN,
                                               "Mcp-Method": "subscriptions/listen"})
     assert reply.status == 200 and reply.stream is not None, (reply.status, reply.body)
-    opened = time.monotonic()
     try:
         assert reply.stream.next_message()["method"] == "notifications/subscriptions/acknowledged"
         assert ends_within(reply.stream, 8.0), "the stream outlived its token"
-        assert 1.5 < time.monotonic() - opened < 6.0
+        # At the token's expiry, three seconds after it was made.
+        assert 2.5 < time.monotonic() - made < 6.0
     finally:
         reply.stream.close()
 
@@ -117,3 +123,27 @@ def test_an_http_sse_stream_ends_when_its_user_is_deactivated(server: LiveServer
         assert ends_within(session.stream, 5.0), "the stream outlived its user's deactivation"
     finally:
         session.close()
+
+
+@pytest.fixture(scope="module")
+def unchecked_server(oauth_env: Mapping[str, str]) -> Iterator[LiveServer]:
+    """The same, but credentials checked again only once an hour: what ends a stream is the announcement."""
+    env = {**oauth_env, "MCP_TEST_KEEPALIVE": "0.5", "MCP_TEST_CREDENTIAL_CHECK": "3600"}
+    with LiveServer(env=env, name="stream-credentials-announced") as started:
+        yield started
+
+
+def test_a_token_revoked_at_the_endpoint_ends_its_streams_at_once(unchecked_server: LiveServer) -> None:
+    discovery, client, tokens, browser = flow.full_flow(unchecked_server.mcp_url, unchecked_server.url, "carol",
+                                                        PASSWORDS["carol"])
+    browser.close()
+    headers, stream = open_legacy(unchecked_server, tokens.access_token)
+    try:
+        assert not ends_within(stream, 1.0)
+        assert flow.revoke(discovery, client["client_id"], tokens.access_token).status_code == 200
+        started = time.monotonic()
+        assert ends_within(stream, 5.0), "the stream outlived its revoked token"
+        assert time.monotonic() - started < 2.0
+        assert request(unchecked_server, "POST", {"jsonrpc": "2.0", "id": 2, "method": "ping"}, headers).status == 401
+    finally:
+        stream.close()
