@@ -11,7 +11,6 @@ import asyncio
 import subprocess
 import sys
 from collections.abc import Mapping
-from typing import Any
 
 import httpx2
 import pytest
@@ -20,6 +19,7 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.live import ROOT, LiveServer, server_env
+from tests.oauth import flow
 
 
 def api_token(env: Mapping[str, str], username: str) -> str:
@@ -53,7 +53,7 @@ def test_http_sse_with_the_apis_token(live_server_mcp: LiveServer, token: str) -
     async def whoami() -> str:
         async with asyncio.timeout(20), sse_client(f"{live_server_mcp.url}/sse",
                                                    headers={"authorization": f"Token {token}"}) as streams:
-            async with Client(_Streams(streams), mode="legacy") as client:
+            async with Client(flow.OpenStreams(streams), mode="legacy") as client:
                 return (await client.call_tool("whoami", {})).content[0].text
 
     assert asyncio.run(whoami()) == "api-user"
@@ -69,16 +69,3 @@ def test_a_wrong_token_gets_401_with_drfs_challenge(live_server_mcp: LiveServer,
     assert reply.status_code == 401
     assert reply.headers["www-authenticate"] == 'Basic realm="api"'
     assert "Invalid token" in reply.json()["error"]["message"]
-
-
-class _Streams:
-    """An already-open pair of SDK streams as a ``Transport`` (the SSE client yields streams)."""
-
-    def __init__(self, streams: Any) -> None:
-        self.streams = streams
-
-    async def __aenter__(self) -> Any:
-        return self.streams
-
-    async def __aexit__(self, *exc: Any) -> None:
-        return None

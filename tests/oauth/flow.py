@@ -202,3 +202,16 @@ def mcp_post(mcp_url: str, token: str | None, message: dict[str, Any], **headers
     if token is not None:
         all_headers["authorization"] = f"Bearer {token}"
     return httpx2.post(mcp_url, json=message, headers=all_headers)
+
+
+class OpenStreams:
+    """An already-open pair of SDK streams as an ``mcp.Client`` transport (the SDK's SSE client yields streams)."""
+
+    def __init__(self, streams: Any) -> None:
+        self.streams = streams
+
+    async def __aenter__(self) -> Any:
+        return self.streams
+
+    async def __aexit__(self, *exc: Any) -> None:
+        return None

@@ -121,23 +121,10 @@ def test_full_flow_then_every_era_and_transport(oauth_server: LiveServer) -> Non
         async with asyncio.timeout(20), sse_client(f"{oauth_server.url}/sse",
                                                    headers={"authorization": f"Bearer {tokens.access_token}"},
                                                    ) as streams:
-            async with Client(_Streams(streams), mode="legacy") as sdk:
+            async with Client(flow.OpenStreams(streams), mode="legacy") as sdk:
                 return (await sdk.call_tool("whoami", {})).content[0].text
 
     assert asyncio.run(over_sse()) == WHOAMI_ALICE
-
-
-class _Streams:
-    """An already-open pair of SDK streams as a ``Transport`` (the SSE client yields streams)."""
-
-    def __init__(self, streams: Any) -> None:
-        self.streams = streams
-
-    async def __aenter__(self) -> Any:
-        return self.streams
-
-    async def __aexit__(self, *exc: Any) -> None:
-        return None
 
 
 def test_refresh_then_revocation(oauth_server: LiveServer) -> None:

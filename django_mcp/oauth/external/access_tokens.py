@@ -172,7 +172,14 @@ def check_claims(claims: Mapping[str, Any], issuer: Issuer, audiences: Iterable[
             raise TokenRefused("the token's nbf is not a time")
         if now + issuer.leeway < not_before:
             raise TokenRefused("the token is not valid yet")
-    audience = claims.get("aud")
+    check_audience(claims.get("aud"), audiences)
+
+
+def check_audience(audience: Any, audiences: Iterable[str]) -> None:
+    """
+    ``aud`` (a string or a list, RFC 7519 4.1.3) names one of ``audiences``, trailing slashes
+    aside; :class:`TokenRefused` if not, or if there is none (RFC 8707: bound to this server).
+    """
     named = [audience] if isinstance(audience, str) else audience if isinstance(audience, list) else []
     wanted = {uri.rstrip("/") for uri in audiences}
     if not any(isinstance(uri, str) and uri.rstrip("/") in wanted for uri in named):
@@ -190,5 +197,6 @@ def scopes_of(claims: Mapping[str, Any]) -> frozenset[str]:
     return frozenset()
 
 
-__all__ = ["ExternalAccessToken", "MAX_TOKEN_LENGTH", "SignedClaims", "TokenRefused", "UnknownKey", "check_claims",
+__all__ = ["ExternalAccessToken", "MAX_TOKEN_LENGTH", "SignedClaims", "TokenRefused", "UnknownKey", "check_audience",
+           "check_claims",
            "scopes_of", "signed_claims", "unverified_claims", "verify"]

@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from ...threads import in_thread
-from .access_tokens import ExternalAccessToken, TokenRefused, scopes_of
+from .access_tokens import ExternalAccessToken, TokenRefused, check_audience, scopes_of
 from .issuers import Issuer
 from .keys import discover, fetch_json
 
@@ -78,11 +78,7 @@ def token_from_answer(answer: dict[str, Any], issuer: Issuer, audiences: Iterabl
     expires = answer.get("exp")
     if isinstance(expires, (int, float)) and not isinstance(expires, bool) and now > expires + issuer.leeway:
         raise TokenRefused("the token has expired")
-    audience = answer.get("aud")
-    named = [audience] if isinstance(audience, str) else audience if isinstance(audience, list) else []
-    wanted = {uri.rstrip("/") for uri in audiences}
-    if not any(isinstance(uri, str) and uri.rstrip("/") in wanted for uri in named):
-        raise TokenRefused("the token is meant for another resource")
+    check_audience(answer.get("aud"), audiences)
     subject = answer.get("sub")
     return ExternalAccessToken(issuer=issuer.issuer, subject=subject if isinstance(subject, str) else None,
                                scopes=scopes_of(answer),
