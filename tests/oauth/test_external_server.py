@@ -21,6 +21,8 @@ from collections.abc import Iterator, Mapping
 
 import httpx2
 import pytest
+from mcp import Client
+from mcp.client.sse import sse_client
 
 from tests.live import ROOT, LiveServer, free_port, fresh_sqlite_env, server_env
 
@@ -125,3 +127,17 @@ def test_a_token_bound_to_another_resource_is_refused(resource_server: LiveServe
     refused = whoami(resource_server, tokens.access_token)
     assert refused.status_code == 401
     assert "meant for another resource" in refused.json()["error"]["message"]
+
+
+def test_http_sse_with_the_outside_servers_token(resource_server: LiveServer, oauth_server: LiveServer) -> None:
+    _, _, tokens, browser = flow.full_flow(resource_server.mcp_url, oauth_server.url, "alice", PASSWORDS["alice"])
+    browser.close()
+
+    async def over_sse() -> str:
+        async with asyncio.timeout(20), sse_client(f"{resource_server.url}/sse",
+                                                   headers={"authorization": f"Bearer {tokens.access_token}"}
+                                                   ) as streams:
+            async with Client(flow.OpenStreams(streams), mode="legacy") as client:
+                return (await client.call_tool("whoami", {})).content[0].text
+
+    assert asyncio.run(over_sse()) == f"alice {WHOAMI}"
