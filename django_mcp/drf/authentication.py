@@ -97,10 +97,9 @@ class DRFAuthentication(BaseAuthentication):
         # none (SessionAuthentication) is passed over, so a bearer class after it still challenges.
         if request.scope.get("type") != "http":
             return None
-        drf_request = None
-        for authenticator in self.get_authenticators():
-            if drf_request is None:
-                drf_request = _drf_request(self.get_authenticators(), request.scope)
+        authenticators = self.get_authenticators()
+        drf_request = _drf_request(authenticators, request.scope)  # built on a 401 only
+        for authenticator in authenticators:
             header = authenticator.authenticate_header(drf_request)
             if header:
                 return header

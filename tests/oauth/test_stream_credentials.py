@@ -65,6 +65,19 @@ def open_legacy(server: LiveServer, token: str) -> tuple[dict[str, str], SSEStre
     return headers, stream
 
 
+def open_listen(server: LiveServer, token: str) -> SSEStream:
+    """A 2026-07-28 ``subscriptions/listen`` stream with ``token``, acknowledged."""
+    meta = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "stream-credentials", "version": "1"}}
+    message = {"jsonrpc": "2.0", "id": "listen", "method": "subscriptions/listen",
+               "params": {"notifications": {"toolsListChanged": True}, "_meta": meta}}
+    reply = request(server, "POST", message, {"Authorization": f"Bearer {token}", "MCP-Protocol-Version": MODERN,
+                                              "Mcp-Method": "subscriptions/listen"})
+    assert reply.status == 200 and reply.stream is not None, (reply.status, reply.body)
+    assert reply.stream.next_message()["method"] == "notifications/subscriptions/acknowledged"
+    return reply.stream
+
+
 def ends_within(stream: SSEStream, seconds: float) -> bool:
     _, ended = stream.collect(seconds)
     return ended
@@ -95,20 +108,13 @@ def test_a_listen_stream_ends_at_its_tokens_expiry(unchecked_server: LiveServer,
     server = unchecked_server  # no check is due for an hour: only the expiry's timer can end the stream
     made = time.monotonic()
     token = personal_token(oauth_env, "alice", seconds=3)
-    meta = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "stream-credentials", "version": "1"}}
-    message = {"jsonrpc": "2.0", "id": "listen", "method": "subscriptions/listen",
-               "params": {"notifications": {"toolsListChanged": True}, "_meta": meta}}
-    reply = request(server, "POST", message, {"Authorization": f"Bearer {token}", "MCP-Protocol-Version": MODERN,
-                                              "Mcp-Method": "subscriptions/listen"})
-    assert reply.status == 200 and reply.stream is not None, (reply.status, reply.body)
+    stream = open_listen(server, token)
     try:
-        assert reply.stream.next_message()["method"] == "notifications/subscriptions/acknowledged"
-        assert ends_within(reply.stream, 8.0), "the stream outlived its token"
+        assert ends_within(stream, 8.0), "the stream outlived its token"
         # At the token's expiry, three seconds after it was made.
         assert 2.5 < time.monotonic() - made < 6.0
     finally:
-        reply.stream.close()
+        stream.close()
 
 
 def test_an_http_sse_stream_ends_when_its_user_is_deactivated(server: LiveServer,

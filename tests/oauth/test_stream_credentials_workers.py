@@ -13,13 +13,10 @@ from collections.abc import Iterator, Mapping
 
 import pytest
 
-from tests.live import LiveServer
 from tests.transports.workers import Workers, own_redis_prefix, publish_from_third_process, two_workers
 
-from tests.transports.sse_client import request
-
 from .flow import create_user
-from .test_stream_credentials import MODERN, ends_within, open_legacy, personal_token
+from .test_stream_credentials import ends_within, open_legacy, open_listen, personal_token
 
 
 @pytest.fixture(scope="module")
@@ -34,18 +31,6 @@ def env(services: Mapping[str, str]) -> Mapping[str, str]:
 def workers(env: Mapping[str, str]) -> Iterator[Workers]:
     with two_workers(env, keepalive="0.5", prefix="credentials") as pair:
         yield pair
-
-
-def open_listen(server: LiveServer, token: str):
-    meta = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "stream-credentials", "version": "1"}}
-    message = {"jsonrpc": "2.0", "id": "listen", "method": "subscriptions/listen",
-               "params": {"notifications": {"toolsListChanged": True}, "_meta": meta}}
-    reply = request(server, "POST", message, {"Authorization": f"Bearer {token}", "MCP-Protocol-Version": MODERN,
-                                              "Mcp-Method": "subscriptions/listen"})
-    assert reply.status == 200 and reply.stream is not None, (reply.status, reply.body)
-    assert reply.stream.next_message()["method"] == "notifications/subscriptions/acknowledged"
-    return reply.stream
 
 
 def test_a_revocation_from_another_process_ends_the_users_streams_on_every_worker(

@@ -18,7 +18,7 @@ from ..resource import base_url_from_scope, resource_identifiers
 from .access_tokens import ExternalAccessToken, TokenRefused, UnknownKey, unverified_claims, verify
 from .introspection import introspections, token_from_answer
 from .issuers import Issuer, trusted_issuers
-from .keys import KeysUnavailable, key_sets
+from .keys import IssuerUnavailable, key_sets
 from .users import user_for
 
 
@@ -49,8 +49,8 @@ class ExternalTokenAuthentication(BearerChallenge, BaseAuthentication):
                 if found is None:
                     return None  # no trusted issuer knows it: the next class's to judge
                 issuer, token = found
-            user = await self._user(issuer, token)
-        except KeysUnavailable:
+            user = await _find_user(self, issuer, token)
+        except IssuerUnavailable:
             raise refuse(request, "the issuer cannot be reached now") from None
         except TokenRefused as exc:
             raise refuse(request, str(exc)) from None
@@ -66,8 +66,8 @@ class ExternalTokenAuthentication(BearerChallenge, BaseAuthentication):
                 continue
             try:
                 answer = await introspections.answer(issuer, value)
-            except Exception as exc:
-                raise KeysUnavailable(str(exc)) from exc
+            except (OSError, ValueError) as exc:  # unreachable, refused (urllib's errors), not JSON
+                raise IssuerUnavailable(str(exc)) from exc
             if answer.get("active") is True:
                 return issuer, token_from_answer(answer, issuer, self._audiences(issuer, request))
         return None
@@ -78,9 +78,6 @@ class ExternalTokenAuthentication(BearerChallenge, BaseAuthentication):
         except UnknownKey:
             # The issuer may have rotated its keys since they were fetched: fetch again (within the floor).
             return verify(value, issuer, await key_sets.keys(issuer, unknown_key=True), audiences)
-
-    async def _user(self, issuer: Issuer, token: ExternalAccessToken) -> Any:
-        return await _find_user(self, issuer, token)
 
     def update_user(self, user: Any, token: ExternalAccessToken, created: bool) -> None:
         """

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from jwcrypto import jwk
+from jwcrypto.common import JWException
 
 from ...threads import in_thread
 from .issuers import Issuer
@@ -37,8 +38,8 @@ FETCH_TIMEOUT = 5.0
 MAX_DOCUMENT = 256 * 1024
 
 
-class KeysUnavailable(Exception):
-    """The issuer's keys could not be had (and none were fetched before)."""
+class IssuerUnavailable(Exception):
+    """The issuer could not be asked: its metadata, keys (none fetched before) or introspection answer could not be had."""
 
 
 @dataclass
@@ -68,13 +69,13 @@ class KeySets:
                 return have.keys
         try:
             return (await self._fetch_once(issuer)).keys
-        except Exception as exc:
+        except (OSError, ValueError, IssuerUnavailable, JWException) as exc:  # unreachable, not JSON, not a key set
             if have is not None:
                 # The issuer is away: the keys it served before still verify what they signed.
                 logger.warning("Could not fetch the keys of %s again; using those fetched before: %s",
                                issuer.issuer, exc)
                 return have.keys
-            raise KeysUnavailable(str(exc)) from exc
+            raise IssuerUnavailable(str(exc)) from exc
 
     async def _fetch_once(self, issuer: Issuer) -> _Fetched:
         loop = asyncio.get_running_loop()
@@ -132,7 +133,7 @@ def discover(issuer: str, member: str) -> str:
             problems.append(f"{url}: has no {member}")
             continue
         return metadata[member]
-    raise KeysUnavailable(f"no usable metadata for {issuer}: " + "; ".join(problems))
+    raise IssuerUnavailable(f"no usable metadata for {issuer}: " + "; ".join(problems))
 
 
 def fetch_json(url: str, data: bytes | None = None, headers: dict[str, str] | None = None) -> dict[str, Any]:
@@ -141,15 +142,15 @@ def fetch_json(url: str, data: bytes | None = None, headers: dict[str, str] | No
     within ``FETCH_TIMEOUT``.
     """
     if urlsplit(url).scheme not in ("https", "http"):
-        raise KeysUnavailable(f"not an http(s) URL: {url}")
+        raise IssuerUnavailable(f"not an http(s) URL: {url}")
     request = urllib.request.Request(url, data=data, headers={"Accept": "application/json", **(headers or {})})
     with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT) as response:  # noqa: S310 - http(s) only, above
         body = response.read(MAX_DOCUMENT + 1)
     if len(body) > MAX_DOCUMENT:
-        raise KeysUnavailable(f"{url} is larger than {MAX_DOCUMENT} bytes")
+        raise IssuerUnavailable(f"{url} is larger than {MAX_DOCUMENT} bytes")
     document = json.loads(body)
     if not isinstance(document, dict):
-        raise KeysUnavailable(f"{url} is not a JSON object")
+        raise IssuerUnavailable(f"{url} is not a JSON object")
     return document
 
 
@@ -157,5 +158,5 @@ def fetch_json(url: str, data: bytes | None = None, headers: dict[str, str] | No
 key_sets = KeySets()
 
 
-__all__ = ["FETCH_TIMEOUT", "KeySets", "KeysUnavailable", "MAX_AGE", "REFRESH_FLOOR", "discover", "discover_jwks_uri",
+__all__ = ["FETCH_TIMEOUT", "KeySets", "IssuerUnavailable", "MAX_AGE", "REFRESH_FLOOR", "discover", "discover_jwks_uri",
            "fetch_json", "fetch_key_set", "key_sets", "metadata_urls"]
