@@ -54,6 +54,7 @@ class SiteBackend:
     #: Items per page of the ``*/list`` methods; None means ``DJANGO_MCP["PAGE_SIZE"]``.
     page_size: int | None = None
     _capabilities: dict[str, Any] | None = None
+    _answer_only_capabilities: dict[str, Any] | None = None
     #: Hooks of this site only (:meth:`add_hook`), asked after those installed for every site.
     _own_hooks: tuple[Hook, ...] = ()
     _chains: HookChains | None = None
@@ -94,6 +95,10 @@ class SiteBackend:
         # Asked several times per request; depends only on the sources, and is reset with them.
         if self._capabilities is None:
             self._capabilities = self.compute_capabilities()
+        if not ctx.pushes:
+            if self._answer_only_capabilities is None:
+                self._answer_only_capabilities = answers_only(self._capabilities)
+            return self._answer_only_capabilities
         return self._capabilities
 
     def compute_capabilities(self) -> dict[str, Any]:
@@ -114,7 +119,7 @@ class SiteBackend:
         return capabilities
 
     def forget_capabilities(self) -> None:
-        self._capabilities = None
+        self._capabilities = self._answer_only_capabilities = None
 
     # Hooks (django_mcp.hooks) --------------------------------------------------------------------
 
@@ -329,3 +334,20 @@ class SiteBackend:
                 result["total"] = values.total
             return result
         return {"values": values[:COMPLETION_LIMIT], "total": len(values), "hasMore": len(values) > COMPLETION_LIMIT}
+
+
+def answers_only(capabilities: dict[str, Any]) -> dict[str, Any]:
+    """
+    ``capabilities`` as a transport that can send nothing but answers may announce them
+    (:attr:`~django_mcp.protocol.context.RequestContext.pushes`): no ``listChanged`` or
+    ``subscribe``, which promise notifications, and no ``logging``, whose messages travel beside
+    the answer. The primitives themselves are served all the same.
+    """
+    kept: dict[str, Any] = {}
+    for name, value in capabilities.items():
+        if name == "logging":
+            continue
+        if name in ("tools", "prompts", "resources") and isinstance(value, dict):
+            value = {key: flag for key, flag in value.items() if key not in ("listChanged", "subscribe")}
+        kept[name] = value
+    return kept

@@ -79,11 +79,33 @@ in_flight: dict[tuple[str, Any], asyncio.Task[Any]] = {}
 def reaches_other_workers(layer: Any) -> bool:
     """
     Whether ``layer`` connects this process to others. With none, or the in-process layer, this
-    worker is the only one: what it forgets itself is all there is to forget (a cold session's
-    DELETE need not wake the announcement listener to forget it a second time), and every
-    session there is was opened here.
+    worker is the only one it can tell anything: what it forgets itself is all there is to forget
+    (a cold session's DELETE need not wake the announcement listener to forget it a second time).
     """
     return layer is not None and not isinstance(layer, InMemoryChannelLayer)
+
+
+_unconnected_workers = [False]
+
+
+def expect_unconnected_workers() -> None:
+    """
+    Say that other processes may serve this site with no channel layer between them and this one:
+    the plain Django view (:mod:`django_mcp.views`) says so, since a WSGI or ASGI server runs it
+    in as many processes as it is told to, whatever ``CHANNEL_LAYERS`` holds. Sessions are then
+    never taken to be this worker's alone, and none is cached in memory, since no other worker
+    could say when it changed.
+    """
+    _unconnected_workers[0] = True
+
+
+def alone(layer: Any) -> bool:
+    """
+    Whether this process is the only one serving the site: no channel layer joins it to others
+    and none is expected (:func:`expect_unconnected_workers`). Then every session there is was
+    opened here.
+    """
+    return not reaches_other_workers(layer) and not _unconnected_workers[0]
 
 
 def session_group(session_id: str) -> str:

@@ -33,7 +33,7 @@ import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 
 __all__ = ["ROOT", "LiveServer", "LiveServerError", "free_port", "fresh_sqlite_env", "migrate", "server_env"]
@@ -324,3 +324,57 @@ class LiveServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+
+class GunicornServer(LiveServer):
+    """
+    A gunicorn server of ``tests.wsgi:application`` (the plain view at ``/mcp``): ``workers``
+    processes of ``worker_class`` (``sync`` or ``gthread``, with ``threads`` each).
+    """
+
+    def __init__(self, app: str = "tests.wsgi:application", env: Mapping[str, str | None] | None = None, *,
+                 workers: int = 2, worker_class: str = "sync", threads: int = 4, **options: Any) -> None:
+        options.setdefault("name", f"gunicorn-{worker_class}")
+        super().__init__(app, env, **options)
+        self.workers = workers
+        self.worker_class = worker_class
+        self.threads = threads
+
+    def command(self) -> list[str]:
+        command = [sys.executable, "-m", "gunicorn", "--bind", f"{self.host}:{self.port}",
+                   "--workers", str(self.workers), "--worker-class", self.worker_class,
+                   "--graceful-timeout", "5", *self.args, self.app]
+        if self.worker_class == "gthread":
+            command[-1:-1] = ["--threads", str(self.threads)]
+        return command
+
+    def _listening_logged(self) -> bool:
+        assert self.log_path is not None
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return False
+        return f"Listening at: http://{self.host}:{self.port}" in text and "Booting worker" in text
+
+
+class UvicornServer(LiveServer):
+    """A uvicorn server (httptools, uvloop) of Django's own ASGI handler: the plain view at ``/mcp``, no Channels."""
+
+    def __init__(self, app: str = "tests.django_asgi:application", env: Mapping[str, str | None] | None = None,
+                 *, workers: int = 1, **options: Any) -> None:
+        options.setdefault("name", "uvicorn")
+        super().__init__(app, env, **options)
+        self.workers = workers
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "uvicorn", "--host", self.host, "--port", str(self.port), "--http", "httptools",
+                "--loop", "uvloop", "--workers", str(self.workers), "--lifespan", "off", "--no-access-log",
+                *self.args, self.app]
+
+    def _listening_logged(self) -> bool:
+        assert self.log_path is not None
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return False
+        return f"Uvicorn running on http://{self.host}:{self.port}" in text

@@ -63,6 +63,12 @@ class RequestContext:
     input_answers: dict[str, Any] = field(default_factory=dict)
     #: How the request came: ``"streamable-http"``, ``"http-sse"`` (2024-11-05) or ``"stdio"``.
     transport: str = "streamable-http"
+    #: Whether the transport can send the client anything besides the request's one answer: a
+    #: stream for notifications (a session's GET stream, ``subscriptions/listen``) or an SSE
+    #: response carrying progress and log messages. False on the plain Django view under WSGI,
+    #: which answers every request with one JSON body: list-changed, subscribe and logging are then
+    #: not announced (MCP spec 2025-11-25, basic/lifecycle#capability-negotiation).
+    pushes: bool = True
     # Permission decisions already taken in this request, by (kind, key): a 2026-07-28 tools/call
     # asks once for its mirrored headers and once to run, and the answer cannot change between.
     decisions: dict[tuple[str, str], bool] = field(default_factory=dict)

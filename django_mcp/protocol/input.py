@@ -119,7 +119,10 @@ async def request_input(ctx: RequestContext, requests: dict[str, dict[str, Any]]
             raise InputRequired(missing)
         return answers
     if ctx.send_request is None:
-        raise McpError("This transport cannot send requests to the client")
+        # An endpoint that sends one answer per request (the plain view under WSGI) has no way to
+        # put a question to a legacy client; a 2026-07-28 client is asked in the answer itself.
+        raise McpError(f"This endpoint cannot ask a {ctx.protocol_version} client for input: it sends one answer "
+                       "per request (clients of 2026-07-28 are asked through multi-round-trip results)")
     send = ctx.send_request
     results = await asyncio.gather(*(send(spec["method"], spec.get("params")) for spec in requests.values()))
     return {

@@ -345,12 +345,15 @@ ENDED = object()
 
 
 def reaches_other_workers() -> bool:
-    """Whether another process may serve this worker's sessions (the configured channel layer joins processes)."""
+    """
+    Whether another process may serve this worker's sessions: the configured channel layer joins
+    processes, or the plain view expects several (:func:`django_mcp.fanout.expect_unconnected_workers`).
+    """
     from channels.layers import get_channel_layer
 
-    from ..fanout import reaches_other_workers as layer_reaches_other_workers
+    from ..fanout import alone
 
-    return layer_reaches_other_workers(get_channel_layer())
+    return not alone(get_channel_layer())
 
 
 def _forget_counts(**kwargs: Any) -> None:

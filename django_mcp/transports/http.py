@@ -40,6 +40,7 @@ from .requests import serve_request
 logger = logging.getLogger("django_mcp.transports")
 
 ALLOW = [(b"allow", b"GET, POST, DELETE")]
+ALLOW_ANSWERS_ONLY = [(b"allow", b"POST, DELETE")]
 
 # subscriptions/listen streams open on this worker (stream_counts.py).
 _listening = [0]
@@ -82,6 +83,16 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
     """
 
     site: Any = None
+    #: Whether this endpoint can send more than one answer per request: SSE responses carrying
+    #: progress, log messages and legacy server requests, a session's GET stream and
+    #: ``subscriptions/listen``. False for the plain Django view under WSGI
+    #: (:mod:`django_mcp.views`), which answers each POST with one JSON body and refuses GET.
+    pushes = True
+
+    @property
+    def allow_header(self) -> list[tuple[bytes, bytes]]:
+        """The ``Allow`` header of a 405: what this endpoint serves."""
+        return ALLOW if self.pushes else ALLOW_ANSWERS_ONLY
 
     # Entry -------------------------------------------------------------------------------------
 
@@ -90,7 +101,7 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
             return False
         method = self.scope["method"]
         if method not in ("GET", "POST", "DELETE"):
-            await self.refuse(MethodNotAllowed(f"Method {method} not allowed"), headers=ALLOW)
+            await self.refuse(MethodNotAllowed(f"Method {method} not allowed"), headers=self.allow_header)
             return False
         if method == "POST":
             if constants.CONTENT_TYPE_JSON not in media_types(self.headers.get(b"content-type")):
@@ -169,9 +180,11 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
                 raise HeaderMismatch("MCP-Protocol-Version header does not match _meta protocolVersion")
             envelope = read_envelope(message.get("params"))
             mirrored_headers.validate(self.headers, message, envelope.protocol_version)
+            pushes = self.pushes
             ctx = RequestContext.for_modern(envelope, message, user=self.user, auth=self.auth,
-                                            send_message=self.stream_message, listen=self.listen,
-                                            transport=self.transport)
+                                            send_message=self.stream_message if pushes else None,
+                                            listen=self.listen if pushes else None,
+                                            transport=self.transport, pushes=pushes)
             if message["method"] == "subscriptions/listen":
                 check_listen_size(message.get("params"))
             if message["method"] == "tools/call":
@@ -358,3 +371,14 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
         if kind in ("tools", "prompts", "resources"):
             return bool(wanted.get(f"{kind}ListChanged"))
         return extension_listen_wants(event, wanted)
+
+
+class AnswersOnlyMcpConsumer(McpHttpConsumer):
+    """
+    The MCP endpoint where no stream can be held open — the plain Django view under a WSGI
+    server (:mod:`django_mcp.views`): every POST gets one JSON answer, GET gets 405, and no
+    capability that promises notifications is announced (:attr:`McpHttpConsumer.pushes`).
+    """
+
+    pushes = False
+    cors_methods = ("POST", "DELETE")

@@ -49,6 +49,9 @@ class LegacySessionMixin(RequestTrackingMixin):
     """The session-bound half of :class:`~django_mcp.transports.http.McpHttpConsumer`."""
 
     session: LiveSession | None = None
+    #: See :attr:`~django_mcp.transports.http.McpHttpConsumer.pushes`.
+    pushes = True
+    allow_header: list[tuple[bytes, bytes]]
     session_stream = False
     resumable = False
     stream_admitted = False
@@ -65,7 +68,7 @@ class LegacySessionMixin(RequestTrackingMixin):
             jsonrpc.validate_message(message)
             if not jsonrpc.is_request(message):
                 raise InvalidRequest("Invalid Request: initialize must be a request")
-            done = handshake(self.dispatcher(), message.get("params"), self.user)
+            done = handshake(self.dispatcher(), message.get("params"), self.user, pushes=self.pushes)
             check_client_state(done.client_capabilities, done.client_info)
             session = await open_session(
                 self.scope, self.user, transport=self.transport, protocol_version=done.protocol_version,
@@ -118,7 +121,8 @@ class LegacySessionMixin(RequestTrackingMixin):
         except McpError as exc:
             await self.send_error(400, request_id, exc)
             return
-        self.make_resumable(session, message["id"])
+        if self.pushes:  # an endpoint that only answers has no stream to resume
+            self.make_resumable(session, message["id"])
         # Disconnecting does not cancel a legacy request (MCP spec 2025-11-25, basic/utilities/cancellation):
         # the task outlives the connection, and the consumer lets go of what it joined when the last
         # of its requests ends.
@@ -189,6 +193,10 @@ class LegacySessionMixin(RequestTrackingMixin):
                 await cancel_request(session.id, request_id)
 
     def legacy_context(self, session: LiveSession, message: dict[str, Any]) -> RequestContext:
+        if not self.pushes:
+            # Answers only: no progress, log message or question to the client can reach it.
+            return RequestContext.for_legacy(session, message, user=self.user, auth=self.auth,
+                                             transport=self.transport, pushes=False)
         return RequestContext.for_legacy(session, message, user=self.user, auth=self.auth,
                                          send_message=self.stream_message,
                                          send_request=self.send_client_request,
@@ -221,10 +229,16 @@ class LegacySessionMixin(RequestTrackingMixin):
 
     async def handle_get(self) -> None:
         """The session's standalone stream for notifications unrelated to a request (MCP spec 2025-11-25, basic/transports#streamable-http)."""
+        if not self.pushes:
+            # A server that offers no stream answers GET with 405 (MCP spec 2025-11-25,
+            # basic/transports#listening-for-messages-from-the-server).
+            await self.refuse(MethodNotAllowed("Method Not Allowed: this endpoint holds no stream open"),
+                              headers=self.allow_header)
+            return
         if not self.headers.get(constants.MCP_SESSION_ID):
             # No session: nothing to stream. 2026-07-28 clients get the 405 the spec asks for.
             await self.refuse(MethodNotAllowed("Method Not Allowed: GET needs a session"),
-                              headers=[(b"allow", b"GET, POST, DELETE")])
+                              headers=self.allow_header)
             return
         if constants.CONTENT_TYPE_SSE not in (self.headers.get(b"accept") or "") and "*/*" not in (
                 self.headers.get(b"accept") or ""):
@@ -268,7 +282,7 @@ class LegacySessionMixin(RequestTrackingMixin):
         """End a session (MCP spec 2025-11-25, basic/transports#streamable-http); later requests naming it get 404."""
         if not self.headers.get(constants.MCP_SESSION_ID):
             await self.refuse(MethodNotAllowed("Method Not Allowed: DELETE needs a session"),
-                              headers=[(b"allow", b"GET, POST, DELETE")])
+                              headers=self.allow_header)
             return
         session = await self.load_session()
         if session is None:

@@ -8,7 +8,8 @@ through :func:`announce_change`: the worker that changes it forgets its copy and
 other worker, over the channel layer, to forget theirs. A copy is also re-read from the store
 after ``SESSION_CACHE_SECONDS`` whatever happens, which bounds how long a lost announcement (a
 channel-layer outage) can matter and keeps idle expiry and ``last_seen`` honest. Without a
-channel layer nothing can be announced, so nothing is cached.
+channel layer nothing can be announced, so nothing is cached; nor with the in-process layer where
+other processes serve the site too (the plain view's, :func:`django_mcp.fanout.expect_unconnected_workers`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from channels.layers import get_channel_layer
 from django.core.signals import setting_changed
 
 from ..conf import mcp_settings
-from ..fanout import ROWS_CHANGED, SESSION_CHANGED, SESSIONS_GROUP, layer_call, reaches_other_workers
+from ..fanout import ROWS_CHANGED, SESSION_CHANGED, SESSIONS_GROUP, alone, layer_call, reaches_other_workers
 from ..snapshots import snapshots
 from ..stores.session_ids import key_of
 from ..stores.sessions import SessionState
@@ -51,7 +52,10 @@ class SessionCache:
         self.channel: str | None = None
 
     def enabled(self) -> bool:
-        return mcp_settings.SESSION_CACHE_SECONDS > 0 and get_channel_layer() is not None
+        # A copy is safe where every change is heard of: alone, or told by the other workers.
+        layer = get_channel_layer()
+        return mcp_settings.SESSION_CACHE_SECONDS > 0 and layer is not None and (
+            reaches_other_workers(layer) or alone(layer))
 
     async def get(self, session_id: str, load: Callable[[str], Awaitable[SessionState | None]]
                   ) -> SessionState | None:

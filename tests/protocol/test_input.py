@@ -157,7 +157,7 @@ async def test_legacy_without_a_way_to_ask():
     ctx = legacy({"roots": {}})
     with pytest.raises(McpError) as info:
         await request_input(ctx, {"r": {"method": LIST_ROOTS}})
-    assert "cannot send requests" in info.value.message
+    assert "cannot ask a 2025-11-25 client for input" in info.value.message
 
 
 # Context helpers ----------------------------------------------------------------------------

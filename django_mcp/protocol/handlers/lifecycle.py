@@ -51,12 +51,13 @@ class Handshake:
     client_info: dict[str, Any] | None
 
 
-def handshake(dispatcher: HandlerHost, params: dict[str, Any] | None, user: Any) -> Handshake:
+def handshake(dispatcher: HandlerHost, params: dict[str, Any] | None, user: Any, *, pushes: bool = True) -> Handshake:
     """
     Serve ``initialize`` for any transport; raises ``McpError`` (``InvalidParams`` for params that
-    do not match the negotiated revision's schema).
+    do not match the negotiated revision's schema). ``pushes`` is False for a transport that can
+    send nothing but answers (:attr:`RequestContext.pushes`).
     """
-    ctx = RequestContext(era=Era.LEGACY, protocol_version=LEGACY_VERSIONS[-1], user=user)
+    ctx = RequestContext(era=Era.LEGACY, protocol_version=LEGACY_VERSIONS[-1], user=user, pushes=pushes)
     result = initialize_result(dispatcher, params, ctx)
     try:
         parsed = parse_client_request("initialize", ctx.protocol_version, params).params

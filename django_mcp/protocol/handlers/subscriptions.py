@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import jsonrpc
 from ..context import RequestContext
-from ..errors import McpError
+from ..errors import MethodNotFound
 from ..extensions import extension_listen_filter, installed_extensions
 from ..versions import META_SUBSCRIPTION_ID
 from .host import HandlerHost
@@ -30,7 +30,11 @@ def honoured_filter(requested: dict[str, Any], capabilities: dict[str, Any]) -> 
 async def listen(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -> dict[str, Any]:
     """Hold the stream open and relay notifications; returns when the server ends the subscription."""
     if ctx.send_message is None or ctx.listen is None:
-        raise McpError("This transport cannot hold a subscription")
+        # Not served here at all (a WSGI server cannot hold the stream open), which the client
+        # learns as it would of any method the server does not implement (MCP spec 2026-07-28,
+        # basic/transports/streamable-http: 404 for -32601). No list-changed or subscribe
+        # capability was announced for such a transport either (RequestContext.pushes).
+        raise MethodNotFound("subscriptions/listen is not served here: this endpoint cannot hold a stream open")
     requested = params.notifications.model_dump(by_alias=True, exclude_none=True)
     honoured = honoured_filter(requested, dispatcher.backend.capabilities(ctx))
     if "resourceSubscriptions" in honoured:
