@@ -12,19 +12,17 @@ from .icons import icon_problem
 
 @checks.register(checks.Tags.compatibility)
 def check_configuration(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    # Channels need not be in INSTALLED_APPS: django_mcp uses it as a library (its consumers and
+    # channel layers), and its app adds only the runworker command. (django_mcp.E001, which asked
+    # for it, is retired: the plain view serves projects that run no Channels at all.)
     messages: list[checks.CheckMessage] = []
-    if not apps.is_installed("channels"):
-        messages.append(checks.Error(
-            "django_mcp needs Channels.",
-            hint='Add "channels" (and "daphne", first, to run the server with runserver) to INSTALLED_APPS.',
-            id="django_mcp.E001",
-        ))
     if not getattr(settings, "CHANNEL_LAYERS", None):
         messages.append(checks.Warning(
-            "CHANNEL_LAYERS is not configured: list-changed and resource-updated notifications reach no client, "
-            "and nothing crosses between workers.",
+            "CHANNEL_LAYERS is not configured: list-changed and resource-updated notifications reach no stream, "
+            "and workers cannot tell each other what changed.",
             hint='For one process: CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}; '
-                 "for several, use channels_redis.",
+                 "for several, use channels_redis. Under a WSGI server the plain view holds no stream and its "
+                 "workers share the database: silence the warning (SILENCED_SYSTEM_CHECKS).",
             id="django_mcp.W001",
         ))
     user_settings = getattr(settings, "DJANGO_MCP", {}) or {}

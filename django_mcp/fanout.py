@@ -85,7 +85,7 @@ def reaches_other_workers(layer: Any) -> bool:
     return layer is not None and not isinstance(layer, InMemoryChannelLayer)
 
 
-_unconnected_workers = [False]
+_unconnected_workers = False
 
 
 def expect_unconnected_workers() -> None:
@@ -96,7 +96,8 @@ def expect_unconnected_workers() -> None:
     never taken to be this worker's alone, and none is cached in memory, since no other worker
     could say when it changed.
     """
-    _unconnected_workers[0] = True
+    global _unconnected_workers
+    _unconnected_workers = True
 
 
 def alone(layer: Any) -> bool:
@@ -105,7 +106,7 @@ def alone(layer: Any) -> bool:
     and none is expected (:func:`expect_unconnected_workers`). Then every session there is was
     opened here.
     """
-    return not reaches_other_workers(layer) and not _unconnected_workers[0]
+    return not reaches_other_workers(layer) and not _unconnected_workers
 
 
 def session_group(session_id: str) -> str:

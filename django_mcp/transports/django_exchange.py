@@ -57,6 +57,14 @@ def asgi_scope(request: HttpRequest) -> dict[str, Any]:
         # PEP 3333: environ strings are latin-1 decodings of the bytes sent.
         headers.append((name.replace("_", "-").lower().encode("latin-1"), str(value).encode("latin-1")))
     server_port = meta.get("SERVER_PORT")
+    if "HTTP_HOST" not in meta:
+        # HTTP/1.0 may leave Host out; Django then names the server as WSGI describes it (PEP 3333,
+        # "URL Reconstruction"), and so does the scope, so the Host check sees what Django sees.
+        default_port = "443" if request.scheme == "https" else "80"
+        host = str(meta.get("SERVER_NAME") or "")
+        if server_port and str(server_port) != default_port:
+            host = f"{host}:{server_port}"
+        headers.append((b"host", host.encode("latin-1")))
     return {
         "type": "http",
         "asgi": {"version": "3.0", "spec_version": "2.3"},
@@ -175,8 +183,29 @@ async def serve(consumer: Any, request: HttpRequest, scope: dict[str, Any], body
         exchange.end()
         await task
         return _response(HttpResponse(b"".join(parts), status=exchange.status), exchange.headers)
-    response = StreamingHttpResponse(_stream(exchange, task, chunk), status=exchange.status)
+    response = StreamingHttpResponse(_Stream(exchange, task, chunk), status=exchange.status)
     return _response(response, exchange.headers)
+
+
+class _Stream:
+    """
+    A streamed answer as Django reads it. Django stops reading at a client's disconnect by
+    cancelling the task that reads (which ends :func:`_stream` at once, if it waits there), and
+    closes the response when it is done with it, from a thread: :meth:`close` then tells the
+    consumer, in case the reading stopped between two chunks.
+    """
+
+    def __init__(self, exchange: Exchange, task: asyncio.Task[Any], first: bytes) -> None:
+        self.exchange = exchange
+        self.iterator = _stream(exchange, task, first)
+        self.loop = asyncio.get_running_loop()
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self.iterator
+
+    def close(self) -> None:
+        if not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self.exchange.end)
 
 
 async def _stream(exchange: Exchange, task: asyncio.Task[Any], first: bytes) -> AsyncIterator[bytes]:

@@ -94,7 +94,7 @@ def test_every_system_check_id_is_found():
     written = {match for path in package.rglob("*.py")
                for match in re.findall(r'\bid="(django_mcp\.[\w.]+)"', path.read_text(encoding="utf-8"))}
     assert written == found
-    assert {"django_mcp.E001", "django_mcp.W005", "django_mcp.I001", "django_mcp.oauth.E003"} <= found
+    assert {"django_mcp.E002", "django_mcp.W005", "django_mcp.I001", "django_mcp.oauth.E003"} <= found
     for check in checks_source.read_checks():
         assert check.message, check.id
         assert check.level[0] == check.id.rsplit(".", 1)[1][0], check.id
