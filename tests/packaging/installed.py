@@ -254,3 +254,74 @@ class ProjectServer(LiveServer):
 
     def child_env(self) -> dict[str, str]:
         return self.project.env()
+
+
+PLAIN_SETTINGS_TAIL = '''
+
+# --- tests/packaging: the plain view in a project without Channels (docs/howto/existing-gunicorn-project.md). ---
+INSTALLED_APPS += ["django_mcp", "catalog"]
+ALLOWED_HOSTS = ["127.0.0.1"]
+# Under a WSGI server the plain view holds no stream: no channel layer is needed.
+SILENCED_SYSTEM_CHECKS = ["django_mcp.W001"]
+'''
+
+PLAIN_URLS_TAIL = '''
+
+# --- tests/packaging: the MCP endpoint as a plain view. ---
+from django_mcp.views import McpView
+
+urlpatterns += [path("mcp", McpView.as_view())]
+'''
+
+PLAIN_TOOLS = '''"""The plain-view project's tools: one that reads the database, as any view would."""
+
+from django.contrib.auth import get_user_model
+
+from django_mcp import tool
+
+
+@tool(annotations={"readOnlyHint": True})
+def count_users(active_only: bool = True) -> str:
+    """How many user accounts the site has."""
+    users = get_user_model().objects.all()
+    if active_only:
+        users = users.filter(is_active=True)
+    return f"{users.count()} users"
+'''
+
+
+def make_plain_project(venv: Path, root: Path, port: int) -> Project:
+    """
+    A ``startproject`` project with no Channels, daphne or ``asgi.py`` change: ``django_mcp`` in
+    INSTALLED_APPS, a ``catalog`` app with one tool, and ``McpView`` at ``/mcp`` in ``urls.py``
+    (the how-to "Add django_mcp to an existing gunicorn project"), migrated, with a superuser.
+    """
+    root.mkdir(parents=True)
+    project = Project(root, venv, port)
+    run([venv / "bin" / "django-admin", "startproject", "mysite", root], cwd=root, env=_child_env(venv))
+    project.manage("startapp", "catalog")
+    (root / "catalog" / "mcp.py").write_text(PLAIN_TOOLS)
+    settings = root / "mysite" / "settings.py"
+    settings.write_text(settings.read_text() + PLAIN_SETTINGS_TAIL)
+    urls = root / "mysite" / "urls.py"
+    urls.write_text(urls.read_text() + PLAIN_URLS_TAIL)
+    project.manage("migrate", "--noinput")
+    project.manage("createsuperuser", "--noinput", env={
+        "DJANGO_SUPERUSER_USERNAME": SUPERUSER["username"], "DJANGO_SUPERUSER_PASSWORD": SUPERUSER["password"],
+        "DJANGO_SUPERUSER_EMAIL": SUPERUSER["email"]})
+    return project
+
+
+class RunserverServer(ProjectServer):
+    """The project served by Django's own ``manage.py runserver`` (WSGI), not daphne."""
+
+    def command(self) -> list[str]:
+        return [str(self.project.python), "manage.py", "runserver", "--noreload", f"{self.host}:{self.port}"]
+
+    def _listening_logged(self) -> bool:
+        assert self.log_path is not None
+        try:
+            return f"Starting development server at http://{self.host}:{self.port}/" in self.log_path.read_text(
+                errors="replace")
+        except OSError:
+            return False

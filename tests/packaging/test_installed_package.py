@@ -34,8 +34,8 @@ from mcp.client.streamable_http import streamable_http_client
 from tests.live import ROOT, free_port
 from tests.oauth.test_sdk_client import MemoryStorage, ScriptedUser, provider
 
-from .installed import SUPERUSER, Dists, Project, ProjectServer, build_dists, copy_source, install, make_project, \
-    run, source_tree
+from .installed import SUPERUSER, Dists, Project, ProjectServer, RunserverServer, build_dists, copy_source, install, \
+    make_plain_project, make_project, run, source_tree
 
 
 pytestmark = [pytest.mark.live, pytest.mark.package]
@@ -342,3 +342,28 @@ def test_the_projects_own_tests_use_the_shipped_fixtures(site: Site) -> None:
     listed = run([project.python, "-m", "pytest", "--fixtures", "-q", "library"], cwd=project.root,
                  env=project.env(), timeout=120)
     assert "mcp_client_factory" in listed and "django_mcp" in listed, listed
+
+
+def test_a_project_without_channels_serves_mcp_from_djangos_runserver(site: Site, tmp_path: Path) -> None:
+    """
+    The quickest start (issue 42): a ``startproject`` project that adds only ``django_mcp`` and
+    ``McpView`` — no Channels, no daphne, no ``asgi.py`` — passes ``manage.py check`` and is an
+    MCP server under Django's own WSGI ``runserver``, for clients of both eras.
+    """
+    project = make_plain_project(site.project.venv, tmp_path / "plain", port=free_port())
+    assert "System check identified no issues" in project.manage("check")
+
+    async def call(mode: str) -> tuple[str, list[str]]:
+        async with asyncio.timeout(60), Client(server.mcp_url, mode=mode) as client:
+            names = [tool.name for tool in (await client.list_tools()).tools]
+            result = await client.call_tool("count_users", {})
+            return result.content[0].text, names
+
+    with RunserverServer(project) as server:
+        for mode in ("legacy", "2026-07-28"):
+            text, names = asyncio.run(call(mode))
+            assert names == ["count_users"], mode
+            assert text == "1 users", mode
+        get = httpx2.get(server.mcp_url, headers={"accept": "text/event-stream"}, timeout=10)
+        assert get.status_code == 405 and get.headers["allow"] == "POST, DELETE"
+        assert "daphne" not in server.log_tail(50).lower()
