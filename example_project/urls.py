@@ -3,6 +3,7 @@ from django.contrib.auth.views import LoginView
 from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
+from django_mcp.views import McpView
 from example_project.library.api import BookViewSet
 
 
@@ -18,4 +19,7 @@ urlpatterns = [
     path("accounts/login/", LoginView.as_view(template_name="django_mcp/oauth/login.html"), name="login"),
     # OAuth metadata at the root, DOT's endpoints under oauth/ (django_mcp.oauth.urls).
     path("", include("django_mcp.oauth.urls")),
+    # The MCP endpoint as a plain view, for WSGI servers (example_project/wsgi.py,
+    # DEMO_SERVER=gunicorn scripts/demo). Under daphne, django_mcp.asgi answers /mcp before Django.
+    path("mcp", McpView.as_view()),
 ]

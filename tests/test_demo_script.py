@@ -35,10 +35,19 @@ class Demo:
 
 @pytest.fixture(scope="module")
 def oauth_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Demo]:
-    folder = tmp_path_factory.mktemp("demo-oauth")
+    yield from run_demo(tmp_path_factory, "demo-oauth", {"DEMO_OAUTH": "1", "DEMO_READER_PASSWORD": "reader-pass-1"})
+
+
+@pytest.fixture(scope="module")
+def gunicorn_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Demo]:
+    yield from run_demo(tmp_path_factory, "demo-gunicorn", {"DEMO_SERVER": "gunicorn"})
+
+
+def run_demo(tmp_path_factory: pytest.TempPathFactory, name: str, settings: dict[str, str]) -> Iterator[Demo]:
+    """``scripts/demo`` with ``settings`` in its environment, on a free port and a database of its own."""
+    folder = tmp_path_factory.mktemp(name)
     demo = Demo(free_port(), folder / "demo.log")
-    env = {**os.environ, "DEMO_OAUTH": "1", "PORT": str(demo.port), "DEMO_SQLITE": str(folder / "demo.sqlite3"),
-           "DEMO_READER_PASSWORD": "reader-pass-1"}
+    env = {**os.environ, **settings, "PORT": str(demo.port), "DEMO_SQLITE": str(folder / "demo.sqlite3")}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     with demo.output.open("wb") as log:
         process = subprocess.Popen([str(ROOT / "scripts" / "demo")], cwd=ROOT, env=env, stdout=log,
@@ -122,3 +131,32 @@ def test_the_sdk_signs_in_to_the_demo_as_the_reader(oauth_demo: Demo) -> None:
     # The demo's request log names the call, its caller and its outcome, never the token.
     lines = [line for line in oauth_demo.output.read_text().splitlines() if "mcp_request method=tools/call" in line]
     assert any("target=search_books outcome=ok" in line and "user=reader" in line for line in lines), lines
+
+
+def test_the_gunicorn_demo_serves_the_catalogue_through_the_plain_view(gunicorn_demo: Demo) -> None:
+    """
+    ``DEMO_SERVER=gunicorn scripts/demo``: the example project under WSGI, MCP through
+    ``django_mcp.views.McpView``. Clients of both eras list and call the tools, the librarian's key
+    finds the librarian's; the banner says what the mode leaves out, GET is 405, the admin is styled.
+    """
+    banner = gunicorn_demo.output.read_text()
+    assert "Served by gunicorn (WSGI, 2 workers) through the plain view" in banner
+    assert "/healthz" not in banner.split("Served by gunicorn")[0]
+
+    async def connect(mode: str, headers: dict[str, str]) -> set[str]:
+        async with asyncio.timeout(60), httpx2.AsyncClient(headers=headers, timeout=30) as http:
+            async with Client(streamable_http_client(gunicorn_demo.mcp_url, http_client=http), mode=mode) as client:
+                names = {tool.name for tool in (await client.list_tools()).tools}
+                found = await client.call_tool("search_books", {"query": "Kindred"})
+                assert not found.is_error, found
+                return names
+
+    for mode in ("legacy", "auto"):
+        anonymous = asyncio.run(connect(mode, {}))
+        assert "search_books" in anonymous and "return_book" not in anonymous, mode
+        librarian = asyncio.run(connect(mode, {"X-Api-Key": "librarian-demo-key"}))
+        assert "return_book" in librarian, mode
+    get = httpx2.get(gunicorn_demo.mcp_url, headers={"accept": "text/event-stream"}, timeout=10)
+    assert get.status_code == 405
+    css = httpx2.get(gunicorn_demo.url + "/static/admin/css/base.css", timeout=10)
+    assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
