@@ -11,11 +11,13 @@ import inspect
 import json
 import sys
 from collections.abc import Iterator
+from io import StringIO
 from typing import Any
 
 import pytest
 from asgiref.sync import iscoroutinefunction
 from django.core.handlers.base import BaseHandler
+from django.core.management import call_command
 from django.db import connections
 from django.test import AsyncClient, Client, override_settings
 from django.urls import resolve
@@ -223,3 +225,47 @@ async def test_asgi_path_announces_every_capability() -> None:
     answer = await AsyncClient().post("/mcp", modern("server/discover"), content_type="application/json", headers=modern_headers("server/discover"))
     capabilities = answer.json()["result"]["capabilities"]
     assert "logging" in capabilities and capabilities["tools"] == {"listChanged": True}
+
+
+def test_wsgi_path_keeps_the_tool_admins_rate_limit_and_the_call_log(django_user_model: Any) -> None:
+    """The tool admin and the call log see a call through the plain view as any other (both off in tests.settings)."""
+    from django.conf import settings
+    from django.core.cache import cache
+
+    from django_mcp.tool_admin.policies import policies
+
+    django_user_model.objects.create_user("alice")
+    headers = {**modern_headers("tools/call", "echo"), "x-api-key": "alice-key"}
+    client = Client()
+    on = override_settings(DJANGO_MCP={**settings.DJANGO_MCP, "TOOL_ADMIN": True, "CALL_LOG": True})
+    on.enable()
+    cache.clear()
+    try:
+        serve_through_the_admins_policies(client, headers)
+    finally:
+        on.disable()
+        policies.forget()
+
+
+def serve_through_the_admins_policies(client: Client, headers: dict[str, str]) -> None:
+    """Three calls of echo, limited to two a minute: two answered, one refused, all three logged."""
+    from django_mcp.call_log.log import call_log
+    from django_mcp.call_log.models import McpToolCall
+    from django_mcp.tool_admin.models import McpTool
+    from django_mcp.tool_admin.policies import policies
+
+    call_command("mcp_sync_tools", stdout=StringIO())  # the tool admin's rows, as staff find them
+    assert McpTool.objects.filter(name="echo").update(rate_limit="2/min") == 1
+    policies.forget()
+    outcomes = []
+    for request_id in range(3):
+        answer = client.post("/mcp", modern("tools/call", {"name": "echo", "arguments": {"text": "hi"}}, request_id),
+                             content_type="application/json", headers=headers)
+        assert answer.status_code == 200
+        outcomes.append(answer.json()["result"]["isError"])
+    assert outcomes == [False, False, True]
+    assert "Rate limit reached for tool echo" in answer.json()["result"]["content"][0]["text"]
+    portal.run(call_log.flush())
+    logged = list(McpToolCall.objects.filter(tool="echo", username="alice").order_by("created")
+                  .values_list("outcome", "transport", "protocol_version"))
+    assert logged == [("ok", "streamable-http", "2026-07-28")] * 2 + [("rate_limited", "streamable-http", "2026-07-28")]
