@@ -145,3 +145,45 @@ def check_contracts(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
         hint="Run manage.py mcp_contracts --check to see every change, then manage.py mcp_contracts to accept "
              "them (and commit the file).",
         id="django_mcp.W010")]
+
+
+@checks.register(checks.Tags.urls)
+def check_plain_view_path(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """
+    The plain view of the default site (:class:`~django_mcp.views.McpView` without ``site=``) where
+    ``MCP_PATH`` says: the OAuth protected-resource metadata, the test client and ``mcp_install``
+    name ``MCP_PATH``, so a client sent there by them would find nothing.
+    """
+    from django.urls import get_resolver
+
+    from .conf import mcp_settings
+
+    mounted = [path for path, view in _plain_views(get_resolver().url_patterns, "")
+               if view.view_initkwargs.get("site") is None]
+    expected = "/" + mcp_settings.MCP_PATH.strip("/")
+    if not mounted or any(path.rstrip("/") == expected for path in mounted):
+        return []
+    return [checks.Warning(
+        f"McpView is mounted at {', '.join(mounted)} but MCP_PATH is {expected!r}: the OAuth metadata, the test "
+        "client and mcp_install name MCP_PATH.",
+        hint=f'Mount it at path("{expected.lstrip("/")}", McpView.as_view()), or set DJANGO_MCP["MCP_PATH"] to '
+             "where it is.",
+        id="django_mcp.W012",
+    )]
+
+
+def _plain_views(patterns: Any, prefix: str) -> Any:
+    """``(path, view)`` of every plain view in ``patterns``, for the routes whose path is plain text."""
+    from django.urls import URLPattern, URLResolver
+    from django.urls.resolvers import RoutePattern
+
+    from .views import EndpointView
+
+    for pattern in patterns:
+        route = pattern.pattern
+        if not isinstance(route, RoutePattern) or "<" in str(route):
+            continue  # a regex or a converter: no one path to compare
+        if isinstance(pattern, URLResolver):
+            yield from _plain_views(pattern.url_patterns, prefix + str(route))
+        elif isinstance(pattern, URLPattern) and isinstance(pattern.callback, EndpointView):
+            yield "/" + (prefix + str(route)).strip("/"), pattern.callback

@@ -114,3 +114,20 @@ def test_changing_installed_apps_in_a_test_adds_no_second_source_to_the_default_
         pass
     after = {kind: [type(source) for source in site.sources(kind)] for kind in ("tool", "prompt", "resource")}
     assert after == before
+
+
+def test_the_plain_view_where_mcp_path_says_is_no_warning() -> None:
+    from django_mcp.checks import check_plain_view_path
+
+    assert check_plain_view_path() == []  # tests.urls mounts it at /mcp
+
+
+@override_settings(ROOT_URLCONF="tests.urls_plain_elsewhere")
+def test_the_plain_view_elsewhere_than_mcp_path_is_a_warning() -> None:
+    from django_mcp.checks import check_plain_view_path
+
+    messages = check_plain_view_path()
+    assert [message.id for message in messages] == ["django_mcp.W012"]
+    assert "/api/v2/mcp" in messages[0].msg and "'/mcp'" in messages[0].msg
+    with override_settings(DJANGO_MCP={"MCP_PATH": "/api/v2/mcp/"}):
+        assert check_plain_view_path() == []
