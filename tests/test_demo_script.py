@@ -11,6 +11,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 import httpx2
@@ -160,3 +161,34 @@ def test_the_gunicorn_demo_serves_the_catalogue_through_the_plain_view(gunicorn_
     assert get.status_code == 405
     css = httpx2.get(gunicorn_demo.url + "/static/admin/css/base.css", timeout=10)
     assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
+
+
+def test_the_gunicorn_demo_runs_tasks_in_the_task_worker_and_serves_views(gunicorn_demo: Demo) -> None:
+    """
+    Under WSGI a durable task answers at once and runs in the demo's task worker (django-tasks-db's
+    db_worker); ``tasks/get`` follows it on whichever gunicorn worker takes each poll. A view's page
+    (MCP Apps, ``ui://``) is read as on the Channels endpoint.
+    """
+    def post(method: str, name: str, params: dict[str, Any]) -> dict[str, Any]:
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"extensions": {
+                    "io.modelcontextprotocol/tasks": {}, "io.modelcontextprotocol/ui": {}}}}
+        headers = {"accept": "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28",
+                   "mcp-method": method, "mcp-name": name}
+        response = httpx2.post(gunicorn_demo.mcp_url, headers=headers, timeout=20, json={
+            "jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}})
+        assert response.status_code == 200, response.text
+        return response.json()["result"]
+
+    created = post("tools/call", "audit_books", {"name": "audit_books", "arguments": {"pause": 0.01}})
+    assert created["resultType"] == "task" and created["status"] == "working"
+    deadline = time.monotonic() + 60
+    while (task := post("tasks/get", created["taskId"], {"taskId": created["taskId"]}))["status"] == "working":
+        assert time.monotonic() < deadline, task
+        time.sleep(0.2)
+    assert task["status"] == "completed", task
+    assert task["result"]["content"][0]["text"].startswith("Audited 247 books")
+
+    page = post("resources/read", "ui://default/search_books", {"uri": "ui://default/search_books"})
+    assert page["contents"][0]["mimeType"].startswith("text/html")
+    assert "<html" in page["contents"][0]["text"].lower()
