@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import uuid
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -330,3 +332,31 @@ async def test_listen_on_the_asgi_server_is_a_stream(plain_servers: dict[str, Li
         # The server serves on once the stream is gone.
         async with Client(url, mode="2026-07-28") as client:
             assert sdk.texts(await client.call_tool("echo", {"text": "after"})) == ["after"]
+
+
+def _database_files_open(pid: int) -> int:
+    count = 0
+    for entry in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            count += "sqlite" in os.readlink(entry)
+        except OSError:
+            continue
+    return count
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="counts open files through /proc (Linux)")
+def test_the_asgi_server_opens_no_connection_per_request(plain_servers: dict[str, LiveServer]) -> None:
+    """
+    Django's ASGI handler runs each request in a thread-sensitive context of its own; the view's
+    session reads do not follow it onto a new thread each (on SQLite, a new connection left open).
+    """
+    server = plain_servers["uvicorn"]
+    session = {"mcp-session-id": _initialize(server.mcp_url), "mcp-protocol-version": "2025-11-25"}
+    assert server.pid is not None
+    before = _database_files_open(server.pid)
+    with httpx2.Client(timeout=10) as http:
+        for request_id in range(2, 122):
+            answer = http.post(server.mcp_url, json={"jsonrpc": "2.0", "id": request_id, "method": "ping"},
+                               headers={**HEADERS, **session})
+            assert answer.status_code == 200
+    assert _database_files_open(server.pid) <= before + 2

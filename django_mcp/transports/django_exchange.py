@@ -13,11 +13,13 @@ left, or Django stopped iterating — the consumer is told ``http.disconnect``, 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any
 
+from asgiref.sync import SyncToAsync
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 
@@ -130,8 +132,16 @@ class Exchange:
             self.arrived.set()
 
     def run(self, consumer: Any, scope: dict[str, Any]) -> asyncio.Task[Any]:
-        """Start ``consumer`` on this exchange."""
-        task = asyncio.get_running_loop().create_task(consumer(scope, self.receive, self.send))
+        """
+        Start ``consumer`` on this exchange, outside the ``ThreadSensitiveContext`` Django's ASGI
+        handler opens for each request: the consumer opens its own around each MCP request's work
+        (``transports/requests.py``), as under Channels, and its own queries then run where they
+        do there. In Django's context every query of the exchange would run on a thread made for
+        the request, and on SQLite open a connection there that outlives the thread.
+        """
+        context = contextvars.copy_context()
+        context.run(SyncToAsync.thread_sensitive_context.set, None)
+        task = asyncio.get_running_loop().create_task(consumer(scope, self.receive, self.send), context=context)
         task.add_done_callback(lambda _: self.arrived.set())
         return task
 

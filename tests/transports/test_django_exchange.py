@@ -81,6 +81,7 @@ async def test_an_answer_without_a_type_gets_none_of_djangos() -> None:
     assert response.status_code == 202 and "Content-Type" not in response.headers
 
 
+@pytest.mark.django_db  # closing a response sends request_finished, whose receiver closes old connections
 async def test_a_streamed_answer_streams_and_its_end_disconnects_the_app() -> None:
     request = AsyncRequestFactory().post("/mcp")
     heard: list[str] = []
@@ -121,3 +122,25 @@ async def test_an_app_that_never_answers_is_a_500(caplog: pytest.LogCaptureFixtu
     response = await serve(_app(), request, asgi_scope(request), b"", stream=True)
     assert response.status_code == 500
     assert "sent no response" in caplog.text
+
+
+async def test_the_app_runs_outside_the_requests_thread_sensitive_context() -> None:
+    """
+    Django's ASGI handler serves each request in a ThreadSensitiveContext; the consumer opens its
+    own per MCP request, as under Channels, so its own queries are not sent to a thread (and, on
+    SQLite, a connection) made for each exchange.
+    """
+    from asgiref.sync import SyncToAsync, ThreadSensitiveContext
+
+    seen: list[Any] = []
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        seen.append(SyncToAsync.thread_sensitive_context.get(None))
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    request = AsyncRequestFactory().post("/mcp")
+    async with ThreadSensitiveContext() as django_s:
+        assert SyncToAsync.thread_sensitive_context.get(None) is django_s
+        await serve(app, request, asgi_scope(request), b"", stream=True)
+    assert seen == [None]
