@@ -28,6 +28,10 @@ HOST = "127.0.0.1"
 SERVER_CPU = "0"
 LOAD_CPU = "1"
 LOG_DIR = Path(tempfile.gettempdir()) / "django-mcp-bench"
+# WSGI servers (plain_view.py): kind -> gunicorn worker class. One worker process each; a gthread
+# worker runs GTHREAD_THREADS threads.
+GUNICORN_KINDS = {"gunicorn-sync": "sync", "gunicorn-gthread": "gthread"}
+GTHREAD_THREADS = 4
 
 _running: list[Server] = []
 
@@ -63,8 +67,9 @@ def sdk_version() -> str | None:
 
 class Server:
     """
-    One ASGI server process. ``kind`` is ``daphne`` or ``uvicorn``; ``app`` an ``module:attr``
-    path; ``env`` the overrides for ``tests.live.server_env`` (``None`` removes a variable);
+    One ASGI server process. ``kind`` is ``daphne`` or ``uvicorn`` (or a WSGI server, one of
+    ``GUNICORN_KINDS``: a gunicorn master and its one worker); ``app`` an ``module:attr`` path;
+    ``env`` the overrides for ``tests.live.server_env`` (``None`` removes a variable);
     ``lifespan`` turns uvicorn's lifespan on, for an app that needs it (the SDK peer).
     """
 
@@ -80,6 +85,18 @@ class Server:
         if self.kind == "daphne":
             # -v 0: no access log (a write to stdout per request would be measured too).
             args = ["-m", "daphne", "-v", "0", "-b", HOST, "-p", str(self.port), self.app]
+        elif self.kind in GUNICORN_KINDS:
+            # One worker (the master forks it; both inherit the pinning), no access log (gunicorn's
+            # default), warnings only, no control socket (gunicorn >= 27 opens one in ~/.gunicorn by
+            # default, one path for every server). A sync worker closes the connection after each
+            # answer; a gthread worker keeps it alive, as long as uvicorn (below) does.
+            worker_class = GUNICORN_KINDS[self.kind]
+            args = ["-m", "gunicorn", "--bind", f"{HOST}:{self.port}", "--workers", "1",
+                    "--worker-class", worker_class, "--log-level", "warning", "--graceful-timeout", "5",
+                    "--keep-alive", "300", "--no-control-socket"]
+            if worker_class == "gthread":
+                args += ["--threads", str(GTHREAD_THREADS)]
+            args.append(self.app)
         else:
             # No lifespan (neither Django nor a bare consumer speaks it; the SDK peer needs it: its
             # lifespan starts the task group that holds its sessions); a long keep-alive
@@ -143,10 +160,36 @@ class Server:
     def cpu_seconds(self) -> float:
         """User + system CPU time of the server so far, all its threads included."""
         assert self.proc is not None
+        if self.kind in GUNICORN_KINDS:
+            return self._tree_cpu_seconds()
         with open(f"/proc/{self.proc.pid}/stat") as stat:
             fields = stat.read().rsplit(")", 1)[1].split()
         # Fields 14 and 15 of stat(5) (utime, stime); fields[0] here is field 3 (state).
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def child_pids(self) -> list[int]:
+        """The server process's children (a gunicorn master's workers), from ``/proc``."""
+        assert self.proc is not None
+        pids: list[int] = []
+        for children in Path(f"/proc/{self.proc.pid}/task").glob("*/children"):
+            try:
+                pids += [int(pid) for pid in children.read_text().split()]
+            except OSError:
+                continue
+        return sorted(set(pids))
+
+    def _tree_cpu_seconds(self) -> float:
+        """A gunicorn master's CPU, its reaped workers' (cutime, cstime) and its live workers'."""
+        assert self.proc is not None
+        total = 0
+        for pid, reaped in ((self.proc.pid, True), *((child, False) for child in self.child_pids())):
+            try:
+                with open(f"/proc/{pid}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:  # a worker that just exited: its CPU moves to the master's cutime
+                continue
+            total += int(fields[11]) + int(fields[12]) + ((int(fields[13]) + int(fields[14])) if reaped else 0)
+        return total / os.sysconf("SC_CLK_TCK")
 
     def log_tail(self, lines: int = 30) -> str:
         try:
