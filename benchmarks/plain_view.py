@@ -48,7 +48,7 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` and `tests` 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import loadgen, plain_profile, workload
-from benchmarks.run import _version, generator, median_of, setup_process, timed
+from benchmarks.run import _version, bench_django_env, generator, median_of, setup_process, timed
 from benchmarks.servers import (GTHREAD_THREADS, GUNICORN_KINDS, LOAD_CPU, Server, can_pin, have_uvicorn, pinned,
                                 sdk_peer, sdk_version, stop_all)
 from tests.live import migrate
@@ -418,9 +418,7 @@ def main() -> int:
           + f", python {sys.version.split()[0]}")
 
     workdir = Path(tempfile.mkdtemp(prefix="django-mcp-bench-"))
-    # As run.py's django_mcp servers: without the optional metrics, tasks and views apps.
-    django_env = {"MCP_TEST_SQLITE": str(workdir / "bench.sqlite3"), "MCP_TEST_WITHOUT_METRICS": "1",
-                  "MCP_TEST_WITHOUT_TASKS": "1", "MCP_TEST_WITHOUT_UI": "1"}
+    django_env = bench_django_env(workdir)  # as run.py's django_mcp servers
     print(f"  migrating a fresh SQLite database: {django_env['MCP_TEST_SQLITE']}")
     migrate(django_env)
     results: dict = {}

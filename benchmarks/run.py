@@ -77,6 +77,15 @@ def parse_args() -> argparse.Namespace:
     return args
 
 
+def bench_django_env(workdir: Path) -> dict[str, str]:
+    """
+    The environment of the benchmarks' django_mcp servers: tests.settings on a SQLite file in
+    ``workdir``, without the optional metrics, tasks and views apps.
+    """
+    return {"MCP_TEST_SQLITE": str(workdir / "bench.sqlite3"), "MCP_TEST_WITHOUT_METRICS": "1",
+            "MCP_TEST_WITHOUT_TASKS": "1", "MCP_TEST_WITHOUT_UI": "1"}
+
+
 def _version(dist: str) -> str:
     try:
         return importlib.metadata.version(dist)
@@ -334,8 +343,7 @@ def main() -> int:
     workdir = Path(tempfile.mkdtemp(prefix="django-mcp-bench-"))
     # django_mcp as a project installs it by default: without the optional metrics app (the
     # "metrics" modes add it on a server of their own), tasks app or views app (django_mcp.ui).
-    django_env = {"MCP_TEST_SQLITE": str(workdir / "bench.sqlite3"), "MCP_TEST_WITHOUT_METRICS": "1",
-                  "MCP_TEST_WITHOUT_TASKS": "1", "MCP_TEST_WITHOUT_UI": "1"}
+    django_env = bench_django_env(workdir)
     print(f"  migrating a fresh SQLite database: {django_env['MCP_TEST_SQLITE']}")
     migrate(django_env)
     # The baseline runs on its own minimal settings (see baseline_asgi.py); the first django_mcp

@@ -31,7 +31,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Self
 
@@ -267,11 +268,14 @@ class LiveServer:
         return any(arg in ("-v", "--verbosity") or arg.startswith("--verbosity=") for arg in self.args)
 
     def _listening_logged(self) -> bool:
-        assert self.log_path is not None
+        return f"Listening on TCP address {self.host}:{self.port}" in self.log_text()
+
+    def log_text(self) -> str:
+        """Everything the server wrote so far ("" before it starts)."""
         try:
-            return f"Listening on TCP address {self.host}:{self.port}" in self.log_path.read_text(errors="replace")
+            return self.log_path.read_text(errors="replace") if self.log_path else ""
         except OSError:
-            return False
+            return ""
 
     def stop(self, timeout: float = 5.0) -> int | None:
         """SIGTERM the process group, SIGKILL it after ``timeout`` seconds. Returns the exit code."""
@@ -349,11 +353,7 @@ class GunicornServer(LiveServer):
         return command
 
     def _listening_logged(self) -> bool:
-        assert self.log_path is not None
-        try:
-            text = self.log_path.read_text(errors="replace")
-        except OSError:
-            return False
+        text = self.log_text()
         return f"Listening at: http://{self.host}:{self.port}" in text and "Booting worker" in text
 
 
@@ -372,9 +372,17 @@ class UvicornServer(LiveServer):
                 *self.args, self.app]
 
     def _listening_logged(self) -> bool:
-        assert self.log_path is not None
-        try:
-            text = self.log_path.read_text(errors="replace")
-        except OSError:
-            return False
-        return f"Uvicorn running on http://{self.host}:{self.port}" in text
+        return f"Uvicorn running on http://{self.host}:{self.port}" in self.log_text()
+
+
+@contextmanager
+def all_started(servers: Mapping[str, LiveServer]) -> Iterator[Mapping[str, LiveServer]]:
+    """Start ``servers`` one after the other; stop every one that started, whatever happens."""
+    started: list[LiveServer] = []
+    try:
+        for server in servers.values():
+            started.append(server.start())
+        yield servers
+    finally:
+        for server in started:
+            server.stop()

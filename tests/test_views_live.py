@@ -28,7 +28,7 @@ import mcp_types as types
 import pytest
 from mcp import Client, MCPError
 
-from tests.live import GunicornServer, LiveServer, UvicornServer
+from tests.live import GunicornServer, LiveServer, UvicornServer, all_started
 from tests.transports import test_http_sdk_client as sdk
 from tests.transports.test_http_sdk_client import (  # noqa: F401  (collected here, against the plain view)
     test_call_echo,
@@ -82,19 +82,12 @@ NEEDS_A_STREAM = {
 @pytest.fixture(scope="module")
 def plain_servers(sqlite_server_env: Mapping[str, str]) -> Iterator[dict[str, LiveServer]]:
     """The three servers, started together (each takes a second or two) and shared by the module."""
-    servers: dict[str, LiveServer] = {
+    with all_started({
         "gunicorn-sync": GunicornServer(env=sqlite_server_env, worker_class="sync", workers=2),
         "gunicorn-gthread": GunicornServer(env=sqlite_server_env, worker_class="gthread", workers=2),
         "uvicorn": UvicornServer(env=sqlite_server_env),
-    }
-    started = []
-    try:
-        for server in servers.values():
-            started.append(server.start())
-        yield servers
-    finally:
-        for server in started:
-            server.stop()
+    }) as servers:
+        yield dict(servers)
 
 
 @pytest.fixture(params=SERVERS)

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.live import ROOT, GunicornServer, LiveServer, UvicornServer, fresh_sqlite_env
+from tests.live import ROOT, GunicornServer, LiveServer, UvicornServer, all_started, fresh_sqlite_env
 
 
 pytestmark = [pytest.mark.conformance, pytest.mark.live]
@@ -189,20 +189,13 @@ def plain_view_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dic
     The plain view (``django_mcp.views.McpView``) on gunicorn, two sync workers (WSGI), and on
     uvicorn running Django's own ASGI handler, each on a migrated SQLite database of its own.
     """
-    servers: dict[str, LiveServer] = {
+    with all_started({
         "wsgi": GunicornServer(env=fresh_sqlite_env(tmp_path_factory.mktemp("conformance-wsgi")), workers=2,
                                name="conformance-gunicorn"),
         "asgi": UvicornServer(env=fresh_sqlite_env(tmp_path_factory.mktemp("conformance-asgi")),
                               name="conformance-uvicorn"),
-    }
-    started = []
-    try:
-        for server in servers.values():
-            started.append(server.start())
-        yield servers
-    finally:
-        for server in started:
-            server.stop()
+    }) as servers:
+        yield dict(servers)
 
 
 @pytest.mark.parametrize("kind", ["asgi", "wsgi"])

@@ -215,10 +215,7 @@ def make_project(venv: Path, root: Path, port: int) -> Project:
     commands, then what README.md tells a project to add, the app's ``mcp.py``, model and file
     prompt (site_files/library), ``migrate`` and ``createsuperuser``.
     """
-    root.mkdir(parents=True)
-    project = Project(root, venv, port)
-    run([venv / "bin" / "django-admin", "startproject", "mysite", root], cwd=root, env=_child_env(venv))
-    project.manage("startapp", "library")
+    project = start_project(venv, root, port, "library")
     shutil.copytree(SITE_FILES / "library", root / "library", dirs_exist_ok=True)
     for script in SITE_FILES.glob("*.py"):
         shutil.copy(script, root / script.name)
@@ -228,11 +225,25 @@ def make_project(venv: Path, root: Path, port: int) -> Project:
     urls = root / "mysite" / "urls.py"
     urls.write_text(urls.read_text() + URLS_TAIL)
     project.manage("makemigrations", "library")
+    migrate_with_superuser(project)
+    return project
+
+
+def start_project(venv: Path, root: Path, port: int, app: str) -> Project:
+    """``django-admin startproject mysite`` in ``root`` and ``manage.py startapp <app>``, with ``venv``'s commands."""
+    root.mkdir(parents=True)
+    project = Project(root, venv, port)
+    run([venv / "bin" / "django-admin", "startproject", "mysite", root], cwd=root, env=_child_env(venv))
+    project.manage("startapp", app)
+    return project
+
+
+def migrate_with_superuser(project: Project) -> None:
+    """``migrate``, then ``createsuperuser`` of :data:`SUPERUSER`."""
     project.manage("migrate", "--noinput")
     project.manage("createsuperuser", "--noinput", env={
         "DJANGO_SUPERUSER_USERNAME": SUPERUSER["username"], "DJANGO_SUPERUSER_PASSWORD": SUPERUSER["password"],
         "DJANGO_SUPERUSER_EMAIL": SUPERUSER["email"]})
-    return project
 
 
 class ProjectServer(LiveServer):
@@ -296,19 +307,13 @@ def make_plain_project(venv: Path, root: Path, port: int) -> Project:
     INSTALLED_APPS, a ``catalog`` app with one tool, and ``McpView`` at ``/mcp`` in ``urls.py``
     (the how-to "Add django_mcp to an existing gunicorn project"), migrated, with a superuser.
     """
-    root.mkdir(parents=True)
-    project = Project(root, venv, port)
-    run([venv / "bin" / "django-admin", "startproject", "mysite", root], cwd=root, env=_child_env(venv))
-    project.manage("startapp", "catalog")
+    project = start_project(venv, root, port, "catalog")
     (root / "catalog" / "mcp.py").write_text(PLAIN_TOOLS)
     settings = root / "mysite" / "settings.py"
     settings.write_text(settings.read_text() + PLAIN_SETTINGS_TAIL)
     urls = root / "mysite" / "urls.py"
     urls.write_text(urls.read_text() + PLAIN_URLS_TAIL)
-    project.manage("migrate", "--noinput")
-    project.manage("createsuperuser", "--noinput", env={
-        "DJANGO_SUPERUSER_USERNAME": SUPERUSER["username"], "DJANGO_SUPERUSER_PASSWORD": SUPERUSER["password"],
-        "DJANGO_SUPERUSER_EMAIL": SUPERUSER["email"]})
+    migrate_with_superuser(project)
     return project
 
 
@@ -319,9 +324,4 @@ class RunserverServer(ProjectServer):
         return [str(self.project.python), "manage.py", "runserver", "--noreload", f"{self.host}:{self.port}"]
 
     def _listening_logged(self) -> bool:
-        assert self.log_path is not None
-        try:
-            return f"Starting development server at http://{self.host}:{self.port}/" in self.log_path.read_text(
-                errors="replace")
-        except OSError:
-            return False
+        return f"Starting development server at http://{self.host}:{self.port}/" in self.log_text()
