@@ -59,11 +59,11 @@ class McpView:
     keyword arguments override the class attributes, as with Django's class-based views
     (``McpView.as_view(site=my_site)``).
 
-    :param site: the :class:`~django_mcp.McpSite` to serve; None means ``DJANGO_MCP["SITE"]``.
-    :param authentication_classes: the authentication classes; None means
-        ``DJANGO_MCP["DEFAULT_AUTHENTICATION_CLASSES"]``.
-    :param consumer_class: what serves a request under an ASGI server (it may hold streams).
-    :param answers_only_consumer_class: what serves a request under a WSGI server (one answer each).
+    ``site=``: the :class:`~django_mcp.McpSite` to serve; None means ``DJANGO_MCP["SITE"]``.
+    ``authentication_classes=``: the authentication classes; None means
+    ``DJANGO_MCP["DEFAULT_AUTHENTICATION_CLASSES"]``. ``consumer_class=``: what serves a request
+    under an ASGI server (it may hold streams); ``answers_only_consumer_class=``: what serves one
+    under a WSGI server (one answer each).
     """
 
     site: Any = None
@@ -142,6 +142,10 @@ class EndpointView:
     own loop (:mod:`django_mcp.transports.portal`). A view fixed as async would cost every WSGI
     request a new thread and event loop (asgiref's ``async_to_sync``), one fixed as sync a thread
     per ASGI request — each several times the cost of a small call.
+
+    Made by :meth:`McpView.as_view` from ``view_class`` (the :class:`McpView` subclass) and
+    ``initkwargs`` (its keyword arguments), which Django's tools find as ``view_class`` and
+    ``view_initkwargs``, as on a class-based view.
     """
 
     #: MCP requests carry bearer tokens, not the CSRF cookie; the Origin check stands in for
@@ -183,3 +187,6 @@ class EndpointView:
 
 
 _running_loop = asyncio._get_running_loop  # None in a thread without a running loop, and no exception
+
+
+__all__ = ["EndpointView", "McpView"]

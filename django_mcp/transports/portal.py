@@ -20,6 +20,7 @@ import concurrent.futures
 import logging
 import os
 import threading
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -42,6 +43,16 @@ class EventLoopThread:
         self._lock = threading.Lock()
         #: Coroutine functions run on the loop before it stops, in order.
         self.before_stop: list[Callable[[], Awaitable[Any]]] = []
+        if hasattr(os, "register_at_fork"):
+            forget = weakref.WeakMethod(self._forget_parents_loop)
+            os.register_at_fork(after_in_child=lambda: (method := forget()) is not None and method())
+
+    def _forget_parents_loop(self) -> None:
+        # In a forked child the parent's loop thread does not exist, and a lock another of its
+        # threads held at the fork would stay held for ever: start afresh.
+        self._lock = threading.Lock()
+        self.loop = self.thread = None
+        self.pid = None
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run ``coroutine`` on the loop and return its result; the calling thread waits."""

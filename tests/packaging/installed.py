@@ -324,4 +324,5 @@ class RunserverServer(ProjectServer):
         return [str(self.project.python), "manage.py", "runserver", "--noreload", f"{self.host}:{self.port}"]
 
     def _listening_logged(self) -> bool:
-        return f"Starting development server at http://{self.host}:{self.port}/" in self.log_text()
+        # "Starting development server at …" (Django 5.2), "Starting WSGI development server at …" (6.1)
+        return f"development server at http://{self.host}:{self.port}/" in self.log_text()

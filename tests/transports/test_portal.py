@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import select
+import signal
 import threading
+import warnings
 
 import pytest
 
@@ -72,7 +75,10 @@ def test_a_forked_process_starts_a_loop_of_its_own(loop_thread: EventLoopThread)
     """gunicorn --preload forks after import: the child has no thread of the parent's, so it starts one."""
     parent_loop = loop_thread.run(where())[0]
     read, write = os.pipe()
-    pid = os.fork()
+    with warnings.catch_warnings():
+        # Python 3.12+ warns of fork() in a process with threads: here that is the point.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
     if pid == 0:  # pragma: no cover - the child reports through the pipe
         try:
             child_loop, name = loop_thread.run(where())
@@ -84,6 +90,29 @@ def test_a_forked_process_starts_a_loop_of_its_own(loop_thread: EventLoopThread)
         assert os.read(read, 10) == b"new"
     finally:
         os.close(read)
+        os.waitpid(pid, 0)
+
+
+def test_a_fork_while_another_thread_starts_the_loop_does_not_deadlock_the_child(loop_thread: EventLoopThread) -> None:
+    """The start-up lock, held by some thread of the parent at the fork, is a new one in the child."""
+    read, write = os.pipe()
+    with loop_thread._lock, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child reports through the pipe
+            try:
+                os.write(write, b"ok" if loop_thread.run(where())[1] == "test-loop" else b"no")
+            finally:
+                os._exit(0)
+    os.close(write)
+    ready: list[int] = []
+    try:
+        ready, _, _ = select.select([read], [], [], 10)
+        assert ready and os.read(read, 10) == b"ok", "the child hung on the parent's lock"
+    finally:
+        os.close(read)
+        if not ready:
+            os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
 
 
