@@ -48,9 +48,24 @@ from django.http.response import HttpResponseBase
 
 from .authentication import SessionAuthentication, get_authenticators
 from .fanout import expect_unconnected_workers
+from .signals import flush_requested
+from .stores.sessions import get_session_store
 from .transports.django_exchange import asgi_scope, read_body, serve
 from .transports.http import AnswersOnlyMcpConsumer, McpHttpConsumer
 from .transports.portal import portal
+
+
+async def write_what_is_owed() -> None:
+    """
+    Before the WSGI process's loop stops (at exit): the session rows it owes, and whatever the
+    feature apps queued (the call log's entries, through :data:`~django_mcp.signals.flush_requested`).
+    """
+    await get_session_store().flush()
+    if flush_requested.receivers:
+        await flush_requested.asend(sender=None)
+
+
+portal.before_stop.append(write_what_is_owed)
 
 
 class McpView:

@@ -31,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -355,6 +357,27 @@ class GunicornServer(LiveServer):
     def _listening_logged(self) -> bool:
         text = self.log_text()
         return f"Listening at: http://{self.host}:{self.port}" in text and "Booting worker" in text
+
+    def start(self) -> Self:
+        """
+        Start, then wait until a worker answers: gunicorn listens before its workers have loaded
+        the project (without ``--preload``), and a loaded machine may take longer than a client's
+        timeout to load it.
+        """
+        super().start()
+        deadline = time.monotonic() + self.startup_timeout
+        while True:
+            try:
+                urllib.request.urlopen(self.url + "/mcp", timeout=2).close()
+                return self
+            except urllib.error.HTTPError:
+                return self  # any answer (the view's 405 to a GET) means a worker serves
+            except OSError:
+                if time.monotonic() > deadline or not self.running:
+                    self.stop()
+                    raise LiveServerError(f"gunicorn ({self.app}) never answered on {self.url}; log "
+                                          f"{self.log_path}:\n{_tail(self.log_path) if self.log_path else ''}")
+                time.sleep(0.2)
 
 
 class UvicornServer(LiveServer):

@@ -23,7 +23,6 @@ from django.test import AsyncClient, Client, override_settings
 from django.urls import resolve
 
 from django_mcp import fanout
-from django_mcp.stores.sessions import get_session_store
 from django_mcp.transports.portal import portal
 from django_mcp.views import EndpointView, McpView
 
@@ -38,13 +37,14 @@ MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.mode
 def one_process_again(monkeypatch: pytest.MonkeyPatch, transactional_db: Any) -> Iterator[None]:
     """
     Serving the view says other processes may serve the site too (``fanout.expect_unconnected_workers``):
-    put that back for the tests that run after these in this process, and write the session rows
-    the process's loop still owes before the tables are emptied.
+    put that back for the tests that run after these in this process, and stop the process's loop
+    (writing what it owes) before the tables are emptied.
     """
     monkeypatch.setattr(fanout, "_unconnected_workers", False)
     yield
-    if portal.loop is not None:
-        portal.run(get_session_store().flush())
+    # As at a worker's exit: what the loop owes is written, and no loop of this test's is left
+    # running beside the next tests' (each of which runs its own).
+    portal.stop()
 
 
 def modern(method: str, params: dict[str, Any] | None = None, request_id: Any = 1) -> str:

@@ -114,13 +114,19 @@ class CallLog:
         self.task = loop.create_task(self._run())
 
     async def _run(self) -> None:
-        while True:
+        # A process may run more than one loop (the plain view's own under WSGI beside another):
+        # the writer started on the loop that recorded last is the one; an earlier one, on another
+        # loop, stops instead of saving entries at the same time from the wrong thread.
+        me, wakeup = asyncio.current_task(), self.wakeup
+        assert wakeup is not None
+        while self.task is me:
             try:
-                await asyncio.wait_for(self.wakeup.wait(), FLUSH_SECONDS)
+                await asyncio.wait_for(wakeup.wait(), FLUSH_SECONDS)
             except asyncio.TimeoutError:
                 pass
-            self.wakeup.clear()
-            await self.flush()
+            wakeup.clear()
+            if self.task is me:
+                await self.flush()
 
     async def flush(self) -> None:
         """Save what is queued (tests call this instead of waiting for the next batch)."""

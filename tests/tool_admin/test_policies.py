@@ -6,6 +6,7 @@ rate limits, the call log, the announcements on save, the admin pages and the co
 from __future__ import annotations
 
 import asyncio
+import threading
 from io import StringIO
 
 import pytest
@@ -192,6 +193,38 @@ async def test_a_flush_larger_than_one_statement_saves_every_entry() -> None:
     assert await McpToolCall.objects.acount() == 6000
     texts = {row.arguments["text"] async for row in McpToolCall.objects.all()}
     assert texts == {str(number) for number in range(6000)}
+
+async def test_a_call_log_writer_left_on_another_loop_stops_and_saves_nothing() -> None:
+    """
+    A process with two loops (the plain view's own under WSGI, and another): the writer of the
+    loop that recorded last saves the entries; the earlier one, waking on its loop's thread, stops.
+    """
+    site, call = make_site(), ctx(None, "tools/call")
+    other = asyncio.new_event_loop()
+    thread = threading.Thread(target=other.run_forever, daemon=True)
+    thread.start()
+    try:
+        async def record_there() -> tuple[asyncio.Task, asyncio.Event]:
+            call_log.record(site, "echo", {"text": "there"}, call, "ok", "", 0.1)
+            return call_log.task, call_log.wakeup
+
+        earlier, earlier_wakeup = asyncio.run_coroutine_threadsafe(record_there(), other).result(5)
+        await call_log.flush()
+        call_log.record(site, "echo", {"text": "here"}, call, "ok", "", 0.1)  # a writer on this loop now
+        assert call_log.task is not earlier and call_log.loop is asyncio.get_running_loop()
+        other.call_soon_threadsafe(earlier_wakeup.set)  # as its batch or its timer would wake it
+        for _ in range(100):
+            if earlier.done():
+                break
+            await asyncio.sleep(0.02)
+        assert earlier.done() and not earlier.cancelled() and earlier.exception() is None
+        assert call_log.pending, "the earlier writer saved this loop's entry from its own thread"
+        await call_log.flush()
+        assert {row.arguments["text"] async for row in McpToolCall.objects.all()} == {"there", "here"}
+    finally:
+        other.call_soon_threadsafe(other.stop)
+        thread.join(5)
+
 
 async def test_an_entry_that_cannot_be_shaped_costs_only_itself(caplog) -> None:
     site = make_site()
