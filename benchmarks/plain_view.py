@@ -48,7 +48,7 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` and `tests` 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import loadgen, plain_profile, workload
-from benchmarks.run import _version, bench_django_env, generator, median_of, setup_process, timed
+from benchmarks.run import _version, bench_django_env, generator, median_of, setup_process, timed, timing_arguments
 from benchmarks.servers import (GTHREAD_THREADS, GUNICORN_KINDS, LOAD_CPU, Server, can_pin, have_uvicorn, pinned,
                                 sdk_peer, sdk_version, stop_all)
 from tests.live import migrate
@@ -85,13 +85,7 @@ class Target:
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="1 repetition, 2 s per point (smoke run)")
-    parser.add_argument("--duration", type=float, help="seconds per measured point (default 5, quick 2)")
-    parser.add_argument("--repeat", type=int, help="interleaved repetitions, median reported (default 3, quick 1)")
-    parser.add_argument("--concurrency", default="1,32", help="comma-separated connection counts (default 1,32)")
-    parser.add_argument("--loadgen", choices=["auto", "wrk", "python"], default="auto",
-                        help="load generator (auto: wrk if installed, else the stdlib one, which cannot "
-                             "drive gunicorn's sync worker)")
+    timing_arguments(parser, ", which cannot drive gunicorn's sync worker")
     parser.add_argument("--async-tool", action="store_true",
                         help="also time the same calls to an async tool (echo_async; the SDK's async twin)")
     parser.add_argument("--no-middleware", action="store_true",

@@ -57,15 +57,20 @@ SYNC_GOAL = 0.6
 SYNC_TWINS = {MODERN: MODERN_ASYNC, LEGACY: LEGACY_ASYNC}
 
 
-def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def timing_arguments(parser: argparse.ArgumentParser, loadgen_help: str = "") -> None:
+    """The options every timing script shares: --quick, --duration, --repeat, --concurrency, --loadgen."""
     parser.add_argument("--quick", action="store_true", help="1 repetition, 2 s per point (smoke run)")
     parser.add_argument("--duration", type=float, help="seconds per measured point (default 5, quick 2)")
     parser.add_argument("--repeat", type=int, help="interleaved repetitions, median reported (default 3, quick 1)")
     parser.add_argument("--concurrency", default="1,32", help="comma-separated connection counts (default 1,32)")
-    parser.add_argument("--idle", type=int, default=200, help="idle streams/sessions for memory (default 200)")
     parser.add_argument("--loadgen", choices=["auto", "wrk", "python"], default="auto",
-                        help="load generator (auto: wrk if installed, else the stdlib one)")
+                        help="load generator (auto: wrk if installed, else the stdlib one" + loadgen_help + ")")
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    timing_arguments(parser)
+    parser.add_argument("--idle", type=int, default=200, help="idle streams/sessions for memory (default 200)")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory measurement")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-session measurement")
     parser.add_argument("--postgres", action="store_true",
