@@ -18,10 +18,11 @@ from .conf import mcp_settings
 from .context import Context
 from .cursors import decode_cursor, encode_cursor
 from .icons import valid_icons
-from .hooks import Hook, HookChains
+from .hooks import CompletionRequest, Hook, HookChains, ListenFilter, Listing, PromptGet, ResourceRead, Subscription
 from .protocol.backend import Page
 from .protocol.context import RequestContext
 from .protocol.errors import InvalidParams, ResourceNotFound, echo, echo_text
+from .protocol.handlers.subscriptions import honoured_listen_filter
 from .signals import tool_called
 
 
@@ -227,17 +228,24 @@ class SiteBackend:
             raise InvalidParams("Invalid cursor", {"cursor": echo(cursor)})
         return payload[1], payload[2]
 
+    async def listing(self, kind: str, cursor: str | None, ctx: RequestContext) -> Page:
+        """One page of ``kind``, through the hooks around listings (:meth:`~django_mcp.hooks.Hook.list`)."""
+        chains = self.hook_chains()
+        if not chains.around("list", kind):
+            return await self.page(kind, cursor, ctx)
+        return await chains.run(Listing(self, kind, cursor, ctx))  # type: ignore[no-any-return]
+
     async def list_tools(self, cursor: str | None, ctx: RequestContext) -> Page:
-        return await self.page("tool", cursor, ctx)
+        return await self.listing("tool", cursor, ctx)
 
     async def list_resources(self, cursor: str | None, ctx: RequestContext) -> Page:
-        return await self.page("resource", cursor, ctx)
+        return await self.listing("resource", cursor, ctx)
 
     async def list_resource_templates(self, cursor: str | None, ctx: RequestContext) -> Page:
-        return await self.page("resource_template", cursor, ctx)
+        return await self.listing("resource_template", cursor, ctx)
 
     async def list_prompts(self, cursor: str | None, ctx: RequestContext) -> Page:
-        return await self.page("prompt", cursor, ctx)
+        return await self.listing("prompt", cursor, ctx)
 
     # Single primitives ----------------------------------------------------------------------------
 
@@ -271,7 +279,11 @@ class SiteBackend:
         if found is None:
             raise ResourceNotFound(uri)
         resource, variables = found
-        contents = await resource.read_contents(uri, variables, ctx)  # type: ignore[attr-defined]
+        chains = self.hook_chains()
+        if chains.around("read", resource.kind):
+            contents = await chains.run(ResourceRead(self, resource, uri, variables, ctx))
+        else:
+            contents = await resource.read_contents(uri, variables, ctx)  # type: ignore[attr-defined]
         # The resource may know better than the server-wide default how long its answer stays
         # good, and whether it depends on the user (MCP spec 2026-07-28, server/utilities/caching).
         hints = getattr(resource, "get_cache_hints", None)
@@ -286,6 +298,34 @@ class SiteBackend:
         resource, variables = found
         exists = getattr(resource, "exists", None)
         return exists is None or await exists(uri, variables, handle(ctx))
+
+    async def subscribe(self, uri: str, ctx: RequestContext) -> None:
+        """
+        A legacy ``resources/subscribe`` of ``ctx``'s session to ``uri``, through the hooks around
+        subscriptions; a URI this request may not read is unknown (``InvalidParams``).
+        """
+        found = await self.resolve_resource(uri, ctx)
+        if found is not None:
+            resource, variables = found
+            exists = getattr(resource, "exists", None)
+            if exists is not None and not await exists(uri, variables, handle(ctx)):
+                found = None
+        if found is None:
+            raise InvalidParams(f"Unknown resource: {echo_text(uri)}", {"uri": echo(uri)})
+        chains = self.hook_chains()
+        subscription = Subscription(self, found[0], uri, ctx)
+        if chains.around("subscribe", subscription.kind):
+            await chains.run(subscription)
+        else:
+            await subscription.perform()
+
+    async def listen_filter(self, requested: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        """What of a ``subscriptions/listen`` filter this request is served, through the hooks around it."""
+        chains = self.hook_chains()
+        listen = ListenFilter(self, requested, ctx, _honour)
+        if not chains.around("listen"):
+            return await _honour(listen)
+        return await chains.run(listen)  # type: ignore[no-any-return]
 
     async def may_notify(self, visibility: dict[str, Any], ctx: RequestContext) -> bool:
         """
@@ -310,12 +350,14 @@ class SiteBackend:
         prompt = await self.find("prompt", name, ctx)
         if prompt is None:
             raise InvalidParams(f"Unknown prompt: {echo_text(name)}", {"name": echo(name)})
+        chains = self.hook_chains()
+        if chains.around("get_prompt", "prompt"):
+            return await chains.run(PromptGet(self, prompt, arguments, ctx))  # type: ignore[no-any-return]
         return await prompt.get(arguments, ctx)  # type: ignore[attr-defined]
 
     async def complete(self, ref: dict[str, Any], argument: dict[str, Any], context: dict[str, str],
                        ctx: RequestContext) -> dict[str, Any]:
         """``completion/complete`` for a prompt argument or a template variable (server/utilities/completion)."""
-        name, value = argument.get("name", ""), argument.get("value", "")
         kind, key = {"ref/prompt": ("prompt", ref.get("name", "")),
                      "ref/resource": ("resource_template", ref.get("uri", ""))}.get(ref.get("type", ""), ("", ""))
         if not kind:
@@ -326,14 +368,28 @@ class SiteBackend:
                 return {"values": [], "total": 0, "hasMore": False}  # a fixed URI has nothing to complete
             what = "prompt" if kind == "prompt" else "resource template"
             raise InvalidParams(f"Unknown {what}: {echo_text(key)}")
-        values = await target.get_completions(handle(ctx), name, value, context)  # type: ignore[attr-defined]
-        if isinstance(values, Completions):
-            result: dict[str, Any] = {"values": values[:COMPLETION_LIMIT],
-                                      "hasMore": values.has_more or len(values) > COMPLETION_LIMIT}
-            if values.total is not None:
-                result["total"] = values.total
-            return result
-        return {"values": values[:COMPLETION_LIMIT], "total": len(values), "hasMore": len(values) > COMPLETION_LIMIT}
+        completion = CompletionRequest(self, target, argument, context, ctx, _complete)
+        chains = self.hook_chains()
+        if chains.around("complete", kind):
+            return await chains.run(completion)  # type: ignore[no-any-return]
+        return await _complete(completion)
+
+
+async def _complete(completion: CompletionRequest) -> dict[str, Any]:
+    """The completion of ``completion``'s argument: at most :data:`COMPLETION_LIMIT` values."""
+    name, value = completion.argument.get("name", ""), completion.argument.get("value", "")
+    values = await completion.target.get_completions(handle(completion.request), name, value, completion.context)
+    if isinstance(values, Completions):
+        result: dict[str, Any] = {"values": values[:COMPLETION_LIMIT],
+                                  "hasMore": values.has_more or len(values) > COMPLETION_LIMIT}
+        if values.total is not None:
+            result["total"] = values.total
+        return result
+    return {"values": values[:COMPLETION_LIMIT], "total": len(values), "hasMore": len(values) > COMPLETION_LIMIT}
+
+
+async def _honour(listen: ListenFilter) -> dict[str, Any]:
+    return await honoured_listen_filter(listen.site, listen.requested, listen.request)
 
 
 def answers_only(capabilities: dict[str, Any]) -> dict[str, Any]:

@@ -20,20 +20,16 @@ from .signals import tool_called
 logger = logging.getLogger("django_mcp.tools")
 
 
-def _run_tool(call: ToolCall) -> Any:
-    return call.tool.run(call.arguments, call.request)
-
-
 async def run_call(site: Any, chains: HookChains, tool: Any, arguments: dict[str, Any],
                    ctx: RequestContext) -> dict[str, Any]:
     """``tool.run`` inside the call hooks, then the outcome to :data:`~django_mcp.signals.tool_called`."""
     call = ToolCall(site, tool, arguments, ctx)
     if not tool_called.receivers:
-        return await chains.run_call(call, _run_tool)
+        return await chains.run(call)
     started = time.perf_counter()
     outcome, message = "ok", ""
     try:
-        result = await chains.run_call(call, _run_tool)
+        result = await chains.run(call)
         if result.get("isError"):
             outcome = call.outcome or "tool_error"
             blocks = result.get("content") or [{}]

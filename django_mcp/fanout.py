@@ -17,6 +17,7 @@ request tasks here, so that a message reaching the right worker directly needs n
 """
 
 import asyncio
+import functools
 import hashlib
 import logging
 import weakref
@@ -26,6 +27,7 @@ from typing import Any
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
+from .hooks import Publication, global_chains
 from .signals import channel_layer_failed, tell
 
 
@@ -197,7 +199,14 @@ async def publish(group: str, event: dict[str, Any]) -> None:
     """
     layer = get_channel_layer()
     if layer is not None and not nobody_joined(layer, group):
-        await layer_call(layer.group_send, group, {**event, "group": group})
+        event = {**event, "group": group}
+        if event.get("type") == NOTIFY:
+            chains = global_chains()
+            if chains.around("publish"):
+                # A change notification for clients: the hooks around publishing may add to its _meta.
+                await chains.run(Publication(group, event, functools.partial(layer_call, layer.group_send)))
+                return
+        await layer_call(layer.group_send, group, event)
 
 
 def nobody_joined(layer: Any, group: str) -> bool:

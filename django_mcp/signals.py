@@ -47,8 +47,10 @@ authentication_failed = Signal()
 session_started = Signal()
 
 #: Sent when a legacy session is ended on purpose — the client's ``DELETE``, an HTTP+SSE stream
-#: closing, staff deleting it — with ``sender`` None and the keyword argument ``session_id``.
-#: Sessions that expire unused are removed by ``mcp_clearsessions`` without it.
+#: closing, staff deleting it — with ``sender`` None and the keyword arguments ``session_id``,
+#: ``started_at`` (when it began, seconds since the epoch, or None where unknown),
+#: ``protocol_version`` and ``transport`` (None when staff ended it by its row alone). Sessions
+#: that expire unused are removed by ``mcp_clearsessions`` without it.
 session_ended = Signal()
 
 #: Sent when a channel-layer operation failed for good (after its retries), with ``sender`` None

@@ -13,7 +13,8 @@ from . import instruments
 
 
 # Label values come from this set, never from what a client sent: an unknown method is "other".
-KNOWN_METHODS = frozenset(HANDLERS)
+# ``initialize`` is served by the transports (it opens the session), not by a dispatcher handler.
+KNOWN_METHODS = frozenset({*HANDLERS, "initialize"})
 
 
 def on_request_served(sender: Any, ctx: Any, message: dict[str, Any], outcome: str, error_code: int | None,

@@ -59,6 +59,15 @@ class Backend(Protocol):
     async def can_subscribe(self, uri: str, ctx: RequestContext) -> bool:
         """Whether ``uri`` names a resource this request may subscribe to."""
 
+    async def subscribe(self, uri: str, ctx: RequestContext) -> None:
+        """Subscribe ``ctx``'s legacy session to ``uri``; ``InvalidParams`` when it may not read it."""
+
+    async def listen_filter(self, requested: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        """
+        The part of a ``subscriptions/listen`` filter this request is served (see
+        ``handlers.subscriptions.honoured_listen_filter``, which a backend may start from).
+        """
+
 
 class StateCodec(Protocol):
     """Signs and verifies the opaque ``requestState`` of multi-round-trip requests (MCP spec 2026-07-28,

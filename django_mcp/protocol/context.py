@@ -1,6 +1,6 @@
 """The per-request context a transport hands to the dispatcher along with one parsed message."""
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -91,16 +91,20 @@ class RequestContext:
     #: in 2026-07-28 (MCP spec 2026-07-28, basic/patterns/mrtr): a missing answer raises
     #: ``InputRequired`` whatever the era. Set by whatever runs work outside a request (a task).
     rerun_for_input: bool = False
+    #: The HTTP request's headers, lower-case names as bytes to values (the ASGI scope's, decoded
+    #: as latin-1), for hooks that read one (a W3C ``traceparent``, a tenant's header); None on
+    #: stdio and for work outside a request.
+    http_headers: Mapping[bytes, str] | None = None
 
     @classmethod
     def for_legacy(cls, session: LegacySession, message: dict[str, Any], *, user: Any, auth: Any = None,
                    **transport: Any) -> "RequestContext":
-        """The context of a request in a legacy session; ``transport`` gives the senders."""
+        """The context of a request (or notification) in a legacy session; ``transport`` gives the senders."""
         params = message.get("params") or {}
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         return cls(era=Era.LEGACY, protocol_version=session.protocol_version,
                    client_capabilities=session.client_capabilities, client_info=session.client_info, user=user,
-                   auth=auth, session=session, request_id=message["id"], method=message.get("method"),
+                   auth=auth, session=session, request_id=message.get("id"), method=message.get("method"),
                    progress_token=meta.get("progressToken"), log_level=session.log_level, **transport)
 
     @classmethod

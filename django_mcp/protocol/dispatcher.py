@@ -39,6 +39,8 @@ from .versions import META_SERVER_INFO
 logger = logging.getLogger("django_mcp.protocol")
 
 Handler = Callable[["Dispatcher", Any, RequestContext], Awaitable[dict[str, Any]]]
+#: What runs one method: ``call(method, params, ctx)`` → the result (:meth:`Dispatcher.call`).
+MethodCall = Callable[[str, Any, RequestContext], Awaitable[dict[str, Any]]]
 
 HANDLERS: dict[str, Handler] = {
     "ping": lifecycle.ping,
@@ -96,11 +98,15 @@ class Dispatcher:
             self._server_info_is_plain = is_plain_server_info(self._server_info)
         return self._server_info
 
-    async def handle_request(self, message: jsonrpc.Message, ctx: RequestContext) -> jsonrpc.Message:
-        """Answer one request message; never raises."""
+    async def handle_request(self, message: jsonrpc.Message, ctx: RequestContext,
+                             call: MethodCall | None = None) -> jsonrpc.Message:
+        """
+        Answer one request message; never raises. ``call`` stands in for :meth:`call` (what wraps
+        it, such as the hooks around every request, ends by calling it).
+        """
         request_id = message["id"]
         try:
-            result = await self.call(message["method"], message.get("params"), ctx)
+            result = await (call or self.call)(message["method"], message.get("params"), ctx)
         except McpError as exc:
             return jsonrpc.error_response(request_id, self.error_for_era(exc, ctx))
         except Exception:

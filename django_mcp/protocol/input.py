@@ -43,6 +43,10 @@ class ClientRequestError(McpError):
 
     code = INTERNAL_ERROR
     default_message = "The client did not answer the server's request"
+    #: The JSON-RPC error code the client answered with, if it did.
+    client_code: int | None = None
+    #: True when the client did not answer in time.
+    timed_out = False
 
 
 async def wait_for_client_answer(future: "asyncio.Future[dict[str, Any]]", method: str, timeout: float
@@ -51,10 +55,14 @@ async def wait_for_client_answer(future: "asyncio.Future[dict[str, Any]]", metho
     try:
         answer = await asyncio.wait_for(future, timeout)
     except asyncio.TimeoutError:
-        raise ClientRequestError(f"The client did not answer {method} in time") from None
+        late = ClientRequestError(f"The client did not answer {method} in time")
+        late.timed_out = True
+        raise late from None
     if "error" in answer:
         error = answer["error"] if isinstance(answer["error"], dict) else {}
-        raise ClientRequestError(f"The client refused {method}: {echo_text(error.get('message', 'error'))}")
+        refused = ClientRequestError(f"The client refused {method}: {echo_text(error.get('message', 'error'))}")
+        refused.client_code = error.get("code") if isinstance(error.get("code"), int) else None
+        raise refused
     return answer.get("result") or {}
 
 

@@ -34,7 +34,7 @@ from .security import accepts, media_types
 from .status import status_for_error
 from .stream_counts import count_streams
 from .visibility import may_deliver
-from .requests import serve_request
+from .requests import serve_notification, serve_request
 
 
 logger = logging.getLogger("django_mcp.transports")
@@ -170,7 +170,13 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
             if jsonrpc.is_response(message):
                 raise InvalidRequest("Invalid Request: clients do not send responses in 2026-07-28")
             if jsonrpc.is_notification(message):
-                # No client notification is defined over 2026 HTTP; accept and ignore (MCP spec 2026-07-28, basic/transports/streamable-http).
+                # No client notification is defined over 2026 HTTP; accept and ignore (MCP spec 2026-07-28,
+                # basic/transports/streamable-http) — after the hooks around notifications saw it.
+                version = modern_version_of(message) or MODERN_VERSIONS[-1]
+                await serve_notification(self.dispatcher(), message, RequestContext(
+                    era=Era.MODERN, protocol_version=version, user=self.user, auth=self.auth,
+                    method=message["method"], params=message.get("params"), transport=self.transport,
+                    pushes=self.pushes, http_headers=self.headers))
                 await self.send_response(202)
                 return
             header_version = self.headers.get(constants.MCP_PROTOCOL_VERSION)
@@ -184,7 +190,7 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
             ctx = RequestContext.for_modern(envelope, message, user=self.user, auth=self.auth,
                                             send_message=self.stream_message if pushes else None,
                                             listen=self.listen if pushes else None,
-                                            transport=self.transport, pushes=pushes)
+                                            transport=self.transport, pushes=pushes, http_headers=self.headers)
             if message["method"] == "subscriptions/listen":
                 check_listen_size(message.get("params"))
             if message["method"] == "tools/call":

@@ -15,6 +15,7 @@ import uuid
 from typing import Any
 
 from ..conf import mcp_settings
+from ..hooks import McpNotification, McpRequest
 from ..protocol import jsonrpc
 from ..protocol.context import RequestContext
 from ..protocol.errors import InvalidRequest, McpError
@@ -40,7 +41,7 @@ from .live_sessions import LiveSession, end_session, load_live_session, reread_s
 from .session_cache import session_cache
 from .session_limits import admit_stream, check_client_state, check_pending_requests, open_session, release_stream
 from .request_tracking import RequestTrackingMixin, refuse_duplicate_id
-from .requests import serve_request
+from .requests import initialize_context, serve_initialize, serve_notification, serve_request
 
 
 logger = logging.getLogger("django_mcp.transports")
@@ -68,11 +69,22 @@ class LegacySessionMixin(RequestTrackingMixin):
             jsonrpc.validate_message(message)
             if not jsonrpc.is_request(message):
                 raise InvalidRequest("Invalid Request: initialize must be a request")
-            done = handshake(self.dispatcher(), message.get("params"), self.user, pushes=self.pushes)
-            check_client_state(done.client_capabilities, done.client_info)
-            session = await open_session(
-                self.scope, self.user, transport=self.transport, protocol_version=done.protocol_version,
-                client_capabilities=done.client_capabilities, client_info=done.client_info)
+            opened: list[Any] = []
+
+            async def run(request: McpRequest) -> dict[str, Any]:
+                done = handshake(self.dispatcher(), request.params, self.user, pushes=self.pushes)
+                check_client_state(done.client_capabilities, done.client_info)
+                ctx.protocol_version, ctx.client_info = done.protocol_version, done.client_info
+                opened.append(await open_session(
+                    self.scope, self.user, transport=self.transport, protocol_version=done.protocol_version,
+                    client_capabilities=done.client_capabilities, client_info=done.client_info))
+                ctx.session = opened[0]
+                return done.result
+
+            ctx = initialize_context(message, user=self.user, auth=self.auth, transport=self.transport,
+                                     pushes=self.pushes, http_headers=self.headers)
+            result = await serve_initialize(self.dispatcher(), message, ctx, run)
+            session = opened[0]
         except LimitExceeded as exc:
             await self.refuse(exc, request_id)
             return
@@ -80,7 +92,7 @@ class LegacySessionMixin(RequestTrackingMixin):
             await self.send_error(400, request_id, exc)
             return
         session_cache.put(session)
-        await self.send_json(200, jsonrpc.result_response(request_id, done.result),
+        await self.send_json(200, jsonrpc.result_response(request_id, result),
                              [(constants.MCP_SESSION_ID, session.wire_id.encode())])
 
     async def load_session(self, request_id: Any = None) -> LiveSession | None:
@@ -187,21 +199,21 @@ class LegacySessionMixin(RequestTrackingMixin):
         """Notifications and the client's answers to our requests; both get 202."""
         if jsonrpc.is_response(message):
             await deliver_client_response(session.id, message)
-        elif message["method"] == "notifications/cancelled":
-            request_id = (message.get("params") or {}).get("requestId")
-            if request_id is not None:
-                await cancel_request(session.id, request_id)
+            return
+        ctx = RequestContext.for_legacy(session, message, user=self.user, auth=self.auth, transport=self.transport,
+                                        pushes=self.pushes, http_headers=self.headers)
+        await serve_notification(self.dispatcher(), message, ctx, _act_on_notification)
 
     def legacy_context(self, session: LiveSession, message: dict[str, Any]) -> RequestContext:
         if not self.pushes:
             # Answers only: no progress, log message or question to the client can reach it.
             return RequestContext.for_legacy(session, message, user=self.user, auth=self.auth,
-                                             transport=self.transport, pushes=False)
+                                             transport=self.transport, pushes=False, http_headers=self.headers)
         return RequestContext.for_legacy(session, message, user=self.user, auth=self.auth,
                                          send_message=self.stream_message,
                                          send_request=self.send_client_request,
                                          close_stream=self.close_stream if self.resumable else None,
-                                         transport=self.transport)
+                                         transport=self.transport, http_headers=self.headers)
 
     def start_request(self, session: LiveSession, message: dict[str, Any]) -> asyncio.Future[Any]:
         """Run one request of a batch; the batch's responder sends every answer together."""
@@ -357,4 +369,15 @@ def _done(value: Any) -> asyncio.Future[Any]:
     return future
 
 
+async def _act_on_notification(notification: McpNotification) -> None:
+    """What a legacy session's notification does: ``notifications/cancelled`` cancels its request."""
+    if notification.method == "notifications/cancelled":
+        params = notification.params if isinstance(notification.params, dict) else {}
+        request_id = params.get("requestId")
+        session = notification.request.session
+        if request_id is not None and session is not None:
+            await cancel_request(session.id, request_id)
+
+
 __all__ = ["LegacySessionMixin", "LiveSession", "end_session", "load_live_session", "refuse_duplicate_id"]
+

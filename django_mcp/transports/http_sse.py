@@ -19,6 +19,7 @@ from urllib.parse import parse_qs
 from channels.layers import get_channel_layer
 
 from ..conf import mcp_settings
+from ..hooks import McpRequest
 from ..protocol import jsonrpc
 from ..protocol.errors import InvalidRequest, McpError, ParseError
 from ..protocol.handlers.lifecycle import handshake
@@ -36,7 +37,7 @@ from .refusals import LimitExceeded, MethodNotAllowed, NotAcceptable, Refusal, S
 from .session_cache import announce_change, session_cache
 from .session_limits import check_client_state, open_session
 from .stream_counts import count_streams
-from .requests import serve_request
+from .requests import initialize_context, serve_initialize, serve_request
 from .visibility import may_deliver
 
 
@@ -214,19 +215,28 @@ class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
 
     async def initialize(self, session: LiveSession, message: dict[str, Any]) -> None:
         """The handshake over this transport: negotiate, remember it in the session, answer on the stream."""
-        try:
-            done = handshake(self.dispatcher(), message.get("params"), self.user)
+        async def run(request: McpRequest) -> dict[str, Any]:
+            done = handshake(self.dispatcher(), request.params, self.user)
             check_client_state(done.client_capabilities, done.client_info)
+            ctx.protocol_version, ctx.client_info = done.protocol_version, done.client_info
+            await get_session_store().update(session.id, protocol_version=done.protocol_version,
+                                             client_capabilities=done.client_capabilities,
+                                             client_info=done.client_info)
+            await announce_change(session.id)
+            # This worker's copy (shared with the stream, when it is held here) becomes what was just
+            # stored, so the session's next POST here needs no read; other workers forget theirs.
+            state = session.state
+            state.protocol_version, state.client_capabilities, state.client_info = (
+                done.protocol_version, done.client_capabilities, done.client_info)
+            session_cache.put(state)
+            return done.result
+
+        ctx = initialize_context(message, user=self.user, auth=self.auth, transport=self.transport,
+                                 http_headers=self.headers)
+        ctx.session = session  # type: ignore[assignment]
+        try:
+            result = await serve_initialize(self.dispatcher(), message, ctx, run)
         except McpError as exc:
             await self.stream_message(jsonrpc.error_response(message["id"], exc))
             return
-        await get_session_store().update(session.id, protocol_version=done.protocol_version,
-                                         client_capabilities=done.client_capabilities, client_info=done.client_info)
-        await announce_change(session.id)
-        # This worker's copy (shared with the stream, when it is held here) becomes what was just
-        # stored, so the session's next POST here needs no read; other workers forget theirs.
-        state = session.state
-        state.protocol_version, state.client_capabilities, state.client_info = (
-            done.protocol_version, done.client_capabilities, done.client_info)
-        session_cache.put(state)
-        await self.stream_message(jsonrpc.result_response(message["id"], done.result))
+        await self.stream_message(jsonrpc.result_response(message["id"], result))

@@ -17,6 +17,7 @@ from ..fanout import SUBSCRIBE, announce_session_end, publish_to_session
 from ..protocol.errors import InvalidParams
 from ..signals import session_ended, tell
 from ..stores.pending_rows import RESCUE_AFTER
+from ..stores import session_ids
 from ..stores.sessions import SessionState, TooManySubscriptions, get_session_store
 from .session_cache import announce_change, session_cache
 
@@ -25,7 +26,8 @@ logger = logging.getLogger("django_mcp.sessions")
 
 async def end_session(session: LiveSession) -> None:
     """Delete a session and tell every worker: its streams end and its requests are cancelled."""
-    await _end_everywhere(session.id, session.issued_at)
+    await _end_everywhere(session.id, session.issued_at, protocol_version=session.protocol_version,
+                          transport=session.transport, started_at=_started_at(session.state))
 
 
 async def end_stored_session(key: str, created_at: datetime) -> None:
@@ -37,11 +39,21 @@ async def end_stored_session(key: str, created_at: datetime) -> None:
     await _end_everywhere(key, int(created_at.timestamp()))
 
 
-async def _end_everywhere(key: str, issued_at: int | None) -> None:
+async def _end_everywhere(key: str, issued_at: int | None, *, protocol_version: str | None = None,
+                          transport: str | None = None, started_at: int | None = None) -> None:
     await get_session_store().delete(key, issued_at=issued_at)
     await announce_change(key)
     await announce_session_end(key)
-    tell(session_ended, session_id=key)
+    tell(session_ended, session_id=key, started_at=started_at if started_at is not None else issued_at,
+         protocol_version=protocol_version, transport=transport)
+
+
+def _started_at(state: SessionState) -> int | None:
+    """When a session began: the time its signed id was issued (a plain id does not say)."""
+    if state.issued_at is not None:
+        return state.issued_at
+    facts = session_ids.read(state.wire_id) if session_ids.is_signed(state.wire_id) else None
+    return facts.issued_at if facts is not None else None
 
 
 class LiveSession:

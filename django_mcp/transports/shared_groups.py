@@ -32,6 +32,8 @@ import logging
 import weakref
 from typing import Any, Protocol
 
+from ..fanout import NOTIFY
+from ..hooks import Delivery, global_chains
 from .group_batches import GroupBatches
 from .layer_reading import PatientReader
 
@@ -145,11 +147,15 @@ class SharedGroups:
         while (event := await reader.next()) is not None:
             entry = self.groups.get(event.get("group"))  # type: ignore[arg-type]
             if entry is not None:
-                for member in tuple(entry.members):
+                members = tuple(entry.members)
+                chains = global_chains() if event.get("type") == NOTIFY else None
+                if chains is not None and chains.around("deliver"):
                     try:
-                        member.receive_shared(event)
-                    except Exception:  # one stream's fault must not stop the reader of them all
-                        logger.exception("A stream could not take a %s event", event.get("type"))
+                        await chains.run(Delivery(event["group"], event, members, _hand_over))
+                    except Exception:  # a hook's fault must not stop the reader either
+                        logger.exception("A hook around delivering a %s event failed", event.get("type"))
+                else:
+                    hand_over(event, members)
         self._give_up()
 
     def _rejoin_when_back(self) -> None:
@@ -205,6 +211,19 @@ class SharedGroups:
 
 
 _by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, SharedGroups]] = weakref.WeakKeyDictionary()
+
+
+def hand_over(event: dict[str, Any], members: tuple[Member, ...]) -> None:
+    """Give ``event`` to each stream of this worker in its group."""
+    for member in members:
+        try:
+            member.receive_shared(event)
+        except Exception:  # one stream's fault must not stop the reader of them all
+            logger.exception("A stream could not take a %s event", event.get("type"))
+
+
+def _hand_over(delivery: Delivery) -> None:
+    hand_over(delivery.event, delivery.streams)
 
 
 def shared_groups_for(layer: Any) -> SharedGroups:

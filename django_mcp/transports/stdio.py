@@ -19,6 +19,7 @@ from typing import Any, BinaryIO
 from channels.layers import get_channel_layer
 from ..authentication import IncomingRequest, authenticate, get_authenticators
 from ..conf import mcp_settings
+from ..hooks import Delivery, McpNotification, McpRequest, global_chains
 from ..protocol import jsonrpc
 from ..protocol.context import RequestContext
 from ..protocol.dispatcher import Dispatcher
@@ -27,12 +28,13 @@ from ..protocol.extensions import extension_listen_groups, extension_listen_want
 from ..protocol.handlers.lifecycle import handshake
 from ..protocol.input import wait_for_client_answer
 from ..protocol.envelope import modern_version_of, read_envelope
+from ..protocol.versions import MODERN_VERSIONS, Era
 from ..fanout import BROADCAST_GROUP, NOTIFY, layer_call, resource_group
 from ..sites import get_default_site
 from ..stdio import redirect_stdout
 from .http import dispatcher_for
 from .lines import LineReader, LineTooLong
-from .requests import serve_request
+from .requests import initialize_context, serve_initialize, serve_notification, serve_request
 from .visibility import may_deliver
 
 
@@ -170,10 +172,8 @@ class StdioServer:
                 future.set_result(message)
             return
         if jsonrpc.is_notification(message):
-            if message["method"] == "notifications/cancelled":
-                task = self.tasks.get(_key((message.get("params") or {}).get("requestId")))
-                if task is not None:
-                    task.cancel()
+            await serve_notification(self.dispatcher, message, self.notification_context(message),
+                                     self.act_on_notification)
             return
         if modern_version_of(message) is not None:
             self.start(message, self.modern_context)
@@ -221,23 +221,47 @@ class StdioServer:
         return RequestContext.for_legacy(self.session, message, user=user, auth=auth, send_message=self.write,
                                          send_request=self.ask_client, transport="stdio")
 
+    def notification_context(self, message: dict[str, Any]) -> RequestContext:
+        """The context of a notification from the client (no credential is asked for one)."""
+        if self.session is not None and modern_version_of(message) is None:
+            return RequestContext.for_legacy(self.session, message, user=self.process_user, transport="stdio")
+        version = modern_version_of(message) or MODERN_VERSIONS[-1]
+        return RequestContext(era=Era.MODERN, protocol_version=version, user=self.process_user,
+                              method=message.get("method"), params=message.get("params"), transport="stdio")
+
+    async def act_on_notification(self, notification: McpNotification) -> None:
+        """``notifications/cancelled`` cancels the request it names; the others need nothing."""
+        if notification.method == "notifications/cancelled":
+            params = notification.params if isinstance(notification.params, dict) else {}
+            task = self.tasks.get(_key(params.get("requestId")))
+            if task is not None:
+                task.cancel()
+
     async def initialize(self, message: dict[str, Any]) -> None:
         if self.session is not None:
             # The process is the session: it is initialized once (MCP spec 2025-11-25, basic/lifecycle#initialization).
             await self.write(jsonrpc.error_response(message["id"], InvalidRequest(
                 "Invalid Request: this process is already initialized")))
             return
+
+        async def run(request: McpRequest) -> dict[str, Any]:
+            done = handshake(self.dispatcher, request.params, ctx.user)
+            ctx.protocol_version, ctx.client_info = done.protocol_version, done.client_info
+            self.session = StdioSession(self, done.protocol_version, done.client_capabilities, done.client_info)
+            ctx.session = self.session
+            return done.result
+
         try:
-            user, _ = await self.authenticate()
-            done = handshake(self.dispatcher, message.get("params"), user)
+            user, auth = await self.authenticate()
+            ctx = initialize_context(message, user=user, auth=auth, transport="stdio")
+            result = await serve_initialize(self.dispatcher, message, ctx, run)
         except McpError as exc:
             await self.write(jsonrpc.error_response(message["id"], exc))
             return
-        self.session = StdioSession(self, done.protocol_version, done.client_capabilities, done.client_info)
         # List-changed notifications from any process reach an initialized client (legacy).
         self.listeners.append(self._forward_to_session)
         await self.join(BROADCAST_GROUP)
-        await self.write(jsonrpc.result_response(message["id"], done.result))
+        await self.write(jsonrpc.result_response(message["id"], result))
 
     async def ask_client(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
         """A legacy server→client request (sampling, elicitation, roots) on stdout; waits for the answer."""
@@ -308,9 +332,24 @@ class StdioServer:
         assert self.channel_layer is not None and self.channel_name is not None
         while True:
             event = await self.channel_layer.receive(self.channel_name)
-            if event.get("type") == NOTIFY and await self.may_deliver(event):
-                for listener in list(self.listeners):
-                    listener(event)
+            if event.get("type") != NOTIFY:
+                continue
+            chains = global_chains()
+            if chains.around("deliver"):
+                try:
+                    await chains.run(Delivery(str(event.get("group", "")), event, (self,), self._hand_over))
+                except Exception:  # a hook's fault must not stop the reader
+                    logger.exception("A hook around delivering a notification failed")
+            elif await self.may_deliver(event):
+                self.tell_listeners(event)
+
+    async def _hand_over(self, delivery: Delivery) -> None:
+        if await self.may_deliver(delivery.event):
+            self.tell_listeners(delivery.event)
+
+    def tell_listeners(self, event: dict[str, Any]) -> None:
+        for listener in list(self.listeners):
+            listener(event)
 
     async def may_deliver(self, event: dict[str, Any]) -> bool:
         if not event.get("visibility"):

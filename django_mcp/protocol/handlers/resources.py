@@ -3,7 +3,7 @@
 from typing import Any
 
 from ..context import RequestContext
-from ..errors import InvalidParams, McpError, echo, echo_text
+from ..errors import McpError
 from ..pagination import page_fields
 from .host import HandlerHost
 from .interactive import run_interactive
@@ -35,9 +35,8 @@ async def subscribe(dispatcher: HandlerHost, params: Any, ctx: RequestContext) -
     """Legacy ``resources/subscribe``: later ``notifications/resources/updated`` go to the session."""
     if ctx.session is None:
         raise McpError("resources/subscribe needs a session")
-    if not await dispatcher.backend.can_subscribe(params.uri, ctx):
-        raise InvalidParams(f"Unknown resource: {echo_text(params.uri)}", {"uri": echo(params.uri)})
-    await ctx.session.subscribe(params.uri)
+    # The backend checks the URI is one this request may read (else InvalidParams) and subscribes.
+    await dispatcher.backend.subscribe(params.uri, ctx)
     return {}
 
 

@@ -1,0 +1,91 @@
+"""
+What a site derives from its hooks, made once per change of them (:class:`HookChains`): for each
+question and kind, the hooks that answer it, and for each point the composed chain an operation
+runs through — each hook's method bound to the next, the operation's own ``perform`` innermost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+
+if TYPE_CHECKING:
+    from .operations import Operation
+
+# A django_mcp.hooks.Hook; not imported, for the package imports this module.
+Hook = Any
+
+Step = Callable[[Any], Awaitable[Any]]
+
+#: The points whose operation is about a primitive of some kind: a hook's ``kinds`` filters them.
+#: The others (``request``, ``notification``, ``ask``, ``listen``) are about messages and are
+#: asked of every hook that overrides them.
+PRIMITIVE_POINTS = frozenset({"call", "read", "get_prompt", "complete", "list", "subscribe"})
+
+
+class HookChains:
+    """
+    What a site derives from its ``hooks`` (outermost first), per question and kind:
+    :meth:`allows`, :meth:`definitions`, :meth:`around` a point; and :meth:`run`, which passes an
+    operation through the hooks around its point, outermost first.
+    """
+
+    def __init__(self, hooks: Iterable[Hook]) -> None:
+        self.hooks = tuple(hooks)
+        self._asked: dict[tuple[str, str | None], tuple[Hook, ...]] = {}
+        self._chains: dict[tuple[str, str | None], Step] = {}
+
+    def _hooks_for(self, name: str, kind: str | None) -> tuple[Hook, ...]:
+        slot = (name, kind)
+        found = self._asked.get(slot)
+        if found is None:
+            found = self._asked[slot] = tuple(
+                hook for hook in self.hooks
+                if hook.overrides(name) and (kind is None or hook.applies_to(kind)))
+        return found
+
+    def allows(self, kind: str) -> tuple[Hook, ...]:
+        """The hooks asked whether a primitive of ``kind`` may be seen and used."""
+        return self._hooks_for("allows", kind)
+
+    def definitions(self, kind: str) -> tuple[Hook, ...]:
+        """The hooks asked for the listing entry of a primitive of ``kind``."""
+        return self._hooks_for("definition", kind)
+
+    def around(self, point: str, kind: str | None = None) -> tuple[Hook, ...]:
+        """
+        The hooks around ``point`` (a :class:`~django_mcp.hooks.Hook` method name) for a primitive
+        of ``kind``, outermost first; empty when no hook overrides it, so the caller may skip
+        making the operation at all.
+        """
+        return self._hooks_for(point, kind if point in PRIMITIVE_POINTS else None)
+
+    @property
+    def calls(self) -> tuple[Hook, ...]:
+        """The hooks around ``tools/call``."""
+        return self.around("call", "tool")
+
+    def run(self, operation: Operation) -> Awaitable[Any]:
+        """``operation`` through every hook around its point, then its own ``perform``."""
+        point = operation.point
+        kind = operation.kind if point in PRIMITIVE_POINTS else None
+        chain = self._chains.get((point, kind))
+        if chain is None:
+            # Composed once per point and kind, not per operation: each hook gets the next as call_next.
+            chain = _perform
+            for hook in reversed(self.around(point, kind)):
+                chain = _bind(getattr(hook, point), chain)
+            self._chains[(point, kind)] = chain
+        return chain(operation)
+
+
+def _perform(operation: Operation) -> Awaitable[Any]:
+    return operation.perform()
+
+
+def _bind(method: Callable[[Any, Step], Awaitable[Any]], following: Step) -> Step:
+    def step(operation: Any) -> Awaitable[Any]:
+        return method(operation, following)
+
+    return step
