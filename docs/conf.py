@@ -73,7 +73,7 @@ nitpick_ignore_regex = [
                r"pathlib|contextvars|dataclasses|decimal|uuid|json|re|io|logging|argparse|functools|"
                r"weakref|inspect|_asyncio)\..*"),
     (r"py:.*", r"(django|rest_framework|channels|daphne|oauth2_provider|oauthlib|pydantic|pydantic_core|"
-               r"mcp_types|asgiref|jsonschema)(\..*)?"),
+               r"mcp_types|asgiref|jsonschema|opentelemetry)(\..*)?"),
     # Builtins and the typing shorthands Sphinx prints unqualified in signatures.
     (r"py:(class|obj|data)", r"(Any|Callable|Awaitable|AsyncIterator|Iterator|Iterable|Mapping|Sequence|"
                              r"Literal|Self|ClassVar|TypeVar|T|P|NoneType|None|Ellipsis|\.\.\.)"),

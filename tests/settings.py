@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "django_mcp.metrics",
     "django_mcp.tasks",
     "django_mcp.ui",
+    "django_mcp.tracing",
     "tests.conformance_app",
     "tests.testapp",
     "tests.catalogue",

@@ -1,0 +1,58 @@
+"""
+The OpenTelemetry instruments of the conventions (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/,
+"Metrics"), with their recommended bucket boundaries, and the question every observation asks
+first: is a provider configured at all? The API's default providers are proxies that record
+nothing until the project installs an SDK's; until then the app steps aside.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from opentelemetry import metrics, trace
+
+
+try:  # the API's stand-in until an SDK's provider is set; private in the API, so looked up with care
+    from opentelemetry.metrics._internal import _ProxyMeterProvider as ProxyMeterProvider
+except ImportError:  # pragma: no cover - a future API that moved it
+    ProxyMeterProvider = metrics.NoOpMeterProvider  # type: ignore[assignment,misc]
+
+#: Seconds: the conventions' ``ExplicitBucketBoundaries`` for every MCP duration metric.
+DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
+
+SCOPE = "django_mcp"
+
+
+def _version() -> str:
+    try:
+        return version("django-mcpkit")
+    except PackageNotFoundError:
+        return "0.0.0"
+
+
+tracer = trace.get_tracer(SCOPE, _version())
+meter = metrics.get_meter(SCOPE, _version())
+
+server_operation_duration = meter.create_histogram(
+    "mcp.server.operation.duration", unit="s",
+    description="MCP request or notification duration as observed on the receiver from the time it was received "
+                "until the result or ack is sent.",
+    explicit_bucket_boundaries_advisory=DURATION_BUCKETS)
+client_operation_duration = meter.create_histogram(
+    "mcp.client.operation.duration", unit="s",
+    description="The duration of the MCP request or notification as observed on the sender from the time it was "
+                "sent until the response or ack is received.",
+    explicit_bucket_boundaries_advisory=DURATION_BUCKETS)
+server_session_duration = meter.create_histogram(
+    "mcp.server.session.duration", unit="s", description="The duration of the MCP session as observed on the MCP server.",
+    explicit_bucket_boundaries_advisory=DURATION_BUCKETS)
+
+
+def tracing() -> bool:
+    """Whether the project configured a tracer provider (an SDK's), so spans are worth making."""
+    return not isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider))
+
+
+def measuring() -> bool:
+    """Whether the project configured a meter provider, so the histograms record."""
+    return not isinstance(metrics.get_meter_provider(), (ProxyMeterProvider, metrics.NoOpMeterProvider))
