@@ -162,8 +162,11 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # propagate False: daphne's command line gives the root logger a handler (logging.basicConfig),
+    # which would write every line a second time.
     "loggers": {"django_mcp.requests": {
-        "handlers": ["console"], "level": "WARNING" if os.environ.get("DEMO_REQUEST_LOG") == "0" else "INFO"}},
+        "handlers": ["console"], "level": "WARNING" if os.environ.get("DEMO_REQUEST_LOG") == "0" else "INFO",
+        "propagate": False}},
 }
 
 LANGUAGE_CODE = "en-us"

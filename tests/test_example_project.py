@@ -56,6 +56,29 @@ async def test_example_catalogue_over_mcp(example_server: LiveServer, mode: str)
         assert "Italo Calvino" in prompt.messages[0].content.text
 
 
+def test_each_request_writes_one_request_log_line_under_daphne(example_server: LiveServer) -> None:
+    """
+    The example's LOGGING keeps django_mcp.requests from propagating to the root handler daphne's
+    command line installs: one line per request, the legacy initialize included.
+    """
+    import time
+    import uuid
+
+    from tests.transports.sse_client import request
+
+    marker = f"once-{uuid.uuid4().hex[:12]}"
+    reply = request(example_server, "POST", {"jsonrpc": "2.0", "id": marker, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "log-test", "version": "1"}}})
+    assert reply.status == 200, reply.body
+    deadline = time.monotonic() + 10
+    while f"id={marker}" not in example_server.log_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)  # a second copy of the line would follow at once
+    lines = [line for line in example_server.log_text().splitlines() if f"id={marker}" in line]
+    assert len(lines) == 1, lines
+    assert "method=initialize" in lines[0] and "outcome=ok" in lines[0] and "version=2025-11-25" in lines[0]
+
+
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_the_librarian_key_reveals_the_guarded_tool(example_server: LiveServer, mode: str) -> None:
     """Permission classes hide return_book from anonymous clients; the demo API key authenticates the librarian."""

@@ -154,7 +154,7 @@ async def test_progress_reaches_the_client_while_the_tool_runs(fleet: Fleet, mod
     """
     check_shelves reports progress shelf by shelf, pausing 0.2 s on each of the demo's 12 shelves.
     Its first progress notification must reach the SDK client well before the result: with any
-    buffering between the worker and the client (nginx's proxy_buffering, gzip) every event would
+    buffering between the worker and the client (nginx's proxy_buffering) every event would
     arrive together with the result. Both eras: a legacy session (``legacy``) and a stateless
     2026-07-28 request (``auto``), each answered as an event stream.
     """
