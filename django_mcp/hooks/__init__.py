@@ -31,6 +31,10 @@ classes and Django runs a request through its middleware:
                               worker for every worker's streams
   :meth:`Hook.deliver`        a change notification reaching this  :class:`Delivery` → None
                               worker, handed to its streams
+  :meth:`Hook.defer`          work a request leaves for later (a   :class:`Deferral` → None
+                              durable task)
+  :meth:`Hook.run_deferred`   that work's run, in whichever        :class:`DeferredRun` → None
+                              process runs it
   ==========================  ===================================  ==========================================
 
   ``request`` is the outermost: it wraps the method's own point (a ``tools/call``'s ``call``).
@@ -94,8 +98,9 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .chains import HookChains
-from .operations import (ClientQuestion, CompletionRequest, Delivery, ListenFilter, Listing, McpNotification,
-                         McpRequest, Operation, PromptGet, Publication, ResourceRead, Subscription, ToolCall)
+from .operations import (ClientQuestion, CompletionRequest, Deferral, DeferredRun, Delivery, ListenFilter, Listing,
+                         McpNotification, McpRequest, Operation, PromptGet, Publication, ResourceRead, Subscription,
+                         ToolCall)
 
 
 if TYPE_CHECKING:
@@ -178,6 +183,14 @@ class Hook:
         """Around a change notification reaching this worker, handed to its streams by ``call_next``."""
         await call_next(delivery)
 
+    async def defer(self, deferral: Deferral, call_next: CallNext) -> None:
+        """Around work a request leaves for later: add to ``deferral.carrier`` what must travel with it."""
+        await call_next(deferral)
+
+    async def run_deferred(self, run: DeferredRun, call_next: CallNext) -> None:
+        """Around the run of deferred work, ``run.carrier`` as the hooks around its deferral left it."""
+        await call_next(run)
+
     def applies_to(self, kind: str) -> bool:
         return self.kinds is None or kind in self.kinds
 
@@ -233,6 +246,34 @@ def chains_of(site: Any) -> HookChains | None:
     return chains() if chains is not None else None
 
 
-__all__ = ["ClientQuestion", "CompletionRequest", "Delivery", "Hook", "HookChains", "ListenFilter",
-           "Listing", "McpNotification", "McpRequest", "Operation", "Publication", "PromptGet", "ResourceRead",
-           "Subscription", "ToolCall", "installed_hooks", "register_hook", "unregister_hook"]
+async def defer(site: Any, request: Any, method: str, target: str, key: str) -> dict[str, Any]:
+    """
+    What must travel with work ``request`` leaves for later — a durable task (``key``) running
+    ``method`` on ``target`` — as the hooks around ``defer`` of ``site`` add it; ``{}`` when none is.
+    """
+    chains = chains_of(site)
+    if chains is None or not chains.around("defer"):
+        return {}
+    deferral = Deferral(site, request, method, target, key)
+    await chains.run(deferral)
+    return deferral.carrier
+
+
+async def run_deferred(site: Any, method: str, target: str, key: str, carrier: dict[str, Any],
+                       run: Callable[[], Awaitable[None]]) -> None:
+    """
+    ``run`` (called with nothing), the work a request deferred — a durable task (``key``) running ``method`` on
+    ``target`` — inside the hooks around ``run_deferred`` of ``site``, which find in ``carrier``
+    what the hooks around its deferral added (:func:`defer`).
+    """
+    chains = chains_of(site)
+    if chains is None or not chains.around("run_deferred"):
+        await run()
+        return
+    await chains.run(DeferredRun(site, method, target, key, carrier or {}, run))
+
+
+__all__ = ["ClientQuestion", "CompletionRequest", "Deferral", "DeferredRun", "Delivery", "Hook", "HookChains",
+           "ListenFilter", "Listing", "McpNotification", "McpRequest", "Operation", "Publication", "PromptGet",
+           "ResourceRead", "Subscription", "ToolCall", "defer", "installed_hooks", "register_hook", "run_deferred",
+           "unregister_hook"]

@@ -374,5 +374,58 @@ class Delivery(Operation):
         return str((self.event.get("message") or {}).get("method", ""))
 
 
-__all__ = ["ClientQuestion", "Delivery", "Publication", "CompletionRequest", "ListenFilter", "Listing", "McpNotification", "McpRequest",
+class Deferral(Operation):
+    """
+    Work a ``request`` on ``site`` leaves to run later, elsewhere (point ``defer``): a durable
+    task, made by the tool call it answers. ``carrier`` is a dict the hooks may add to (a trace
+    context), kept with the work and given to the hooks around its run (:class:`DeferredRun`);
+    ``method``, ``target`` and ``key`` say what the work is (``"tools/call"``, the tool's name,
+    the task's id). ``call_next`` returns None.
+    """
+
+    __slots__ = ("carrier", "key", "method", "target")
+    point = "defer"
+
+    def __init__(self, site: Any, request: RequestContext, method: str, target: str, key: str) -> None:
+        super().__init__(site, request)
+        self.method = method
+        self.target = target
+        self.key = key
+        self.carrier: dict[str, Any] = {}
+
+    async def perform(self) -> None:
+        return None
+
+    def describe(self) -> str:
+        return f"{self.method} {self.target}"
+
+
+class DeferredRun(Operation):
+    """
+    The run of work a request deferred (point ``run_deferred``) on ``site``: a durable task's, in
+    whichever process the task framework runs it, long after the request ended (``request`` is
+    None). ``carrier`` is what the hooks around its :class:`Deferral` added; ``method``,
+    ``target`` and ``key`` as there; ``run`` does the work (what ``call_next`` does last).
+    """
+
+    __slots__ = ("carrier", "key", "method", "run", "target")
+    point = "run_deferred"
+
+    def __init__(self, site: Any, method: str, target: str, key: str, carrier: dict[str, Any],
+                 run: Callable[[], Awaitable[None]]) -> None:
+        super().__init__(site, None)  # type: ignore[arg-type]
+        self.method = method
+        self.target = target
+        self.key = key
+        self.carrier = carrier
+        self.run = run
+
+    def perform(self) -> Awaitable[None]:
+        return self.run()
+
+    def describe(self) -> str:
+        return f"{self.method} {self.target}"
+
+
+__all__ = ["ClientQuestion", "Deferral", "DeferredRun", "Delivery", "Publication", "CompletionRequest", "ListenFilter", "Listing", "McpNotification", "McpRequest",
            "Operation", "PromptGet", "ResourceRead", "Subscription", "ToolCall"]

@@ -28,7 +28,7 @@ from typing import Any
 from django.utils import timezone
 
 from ..conf import mcp_settings
-from ..hooks import CallNext, Hook, ToolCall
+from ..hooks import CallNext, Hook, ToolCall, defer
 from ..protocol.errors import InvalidParams, MethodNotFound, MissingClientCapability
 from ..protocol.extensions import ExtensionResult
 from ..protocol.input import request_input
@@ -123,8 +123,11 @@ class TaskHook(Hook):
     async def _create_and_start(self, call: ToolCall, owner: store.Owner, answers: dict[str, Any], ttl: int | None,
                                 now: Any, scopes: Any, user: Any) -> dict[str, Any]:
         request = call.request
+        task_id = store.new_task_id()
+        # What the hooks want to travel with the work (a trace context: its run links back to this call).
+        carried = await defer(call.site, request, "tools/call", call.tool.name, task_id)
         task = await runner.create_and_start(
-            id=store.new_task_id(), site=getattr(call.site, "name", "default"), tool=call.tool.name,
+            id=task_id, carried=carried, site=getattr(call.site, "name", "default"), tool=call.tool.name,
             arguments=call.arguments, owner=owner.key, client=owner.client, session=owner.session,
             username=str(getattr(user, "get_username", lambda: "")() or "")[:150] if user is not None else "",
             scopes=sorted(scopes) if scopes is not None else None, protocol_version=request.protocol_version,

@@ -61,6 +61,9 @@ class McpTask(models.Model):
     # The task framework's own id for the work, and how many times it was started.
     backend_id = models.CharField(_("task framework id"), max_length=64, blank=True)
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    # What travels with the work from the request that made it (django_mcp.hooks.defer): a trace
+    # context, for the hooks around its run.
+    carried = models.JSONField(_("carried context"), default=dict, blank=True)
 
     class Meta:
         verbose_name = _("MCP task")

@@ -35,6 +35,7 @@ from django.utils import timezone
 
 from ..conf import mcp_settings
 from ..fanout import NOTIFY, publish, publish_to_session
+from ..hooks import run_deferred
 from ..protocol import jsonrpc
 from ..protocol.context import RequestContext
 from ..protocol.errors import InternalError, McpError
@@ -178,7 +179,9 @@ async def run(task_id: str, claimed: McpTask | None = None) -> None:
         return
     token = running_task.set(task_id)
     try:
-        await _drive(task, site, await _user(task.owner))
+        user = await _user(task.owner)
+        await run_deferred(site, "tools/call", task.tool, task.id, task.carried or {},
+                           lambda: _drive(task, site, user))
     except Exception:
         logger.exception("Task %s of tool %s failed", task.id, task.tool)
         await finish(task, McpTask.FAILED, error=InternalError().to_error())

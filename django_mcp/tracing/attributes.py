@@ -44,16 +44,20 @@ def span_name(method: str, target: str | None) -> str:
     return f"{method} {target}" if target else method
 
 
-def transport_attributes(ctx: RequestContext) -> dict[str, Any]:
-    """``network.transport`` (``pipe`` for stdio, ``tcp`` for HTTP) and ``network.protocol.name``."""
+def transport_attributes(ctx: RequestContext | None) -> dict[str, Any]:
+    """``network.transport`` (``pipe`` for stdio, ``tcp`` for HTTP) and ``network.protocol.name``; none outside a request."""
+    if ctx is None:
+        return {}
     if ctx.transport == "stdio":
         return {"network.transport": "pipe"}
     return {"network.transport": "tcp", "network.protocol.name": "http"}
 
 
-def operation_attributes(method: str, params: Any, ctx: RequestContext) -> dict[str, Any]:
+def operation_attributes(method: str, params: Any, ctx: RequestContext | None) -> dict[str, Any]:
     """The attributes a server span starts with, and the operation metric's (``metric_attributes``)."""
-    attributes: dict[str, Any] = {"mcp.method.name": method, "mcp.protocol.version": ctx.protocol_version}
+    attributes: dict[str, Any] = {"mcp.method.name": method}
+    if ctx is not None:
+        attributes["mcp.protocol.version"] = ctx.protocol_version
     attribute, target = target_of(method, params)
     if attribute is not None:
         attributes[attribute] = target

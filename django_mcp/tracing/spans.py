@@ -12,15 +12,16 @@ import asyncio
 import time
 from typing import Any
 
-from opentelemetry import context, trace
+from opentelemetry import context, propagate, trace
 from opentelemetry.trace import Link, SpanKind, StatusCode
 
-from ..hooks import CallNext, ClientQuestion, Delivery, Hook, McpNotification, McpRequest, Publication
+from ..hooks import (CallNext, ClientQuestion, Deferral, DeferredRun, Delivery, Hook, McpNotification, McpRequest,
+                     Publication)
 from ..protocol.context import RequestContext
 from ..protocol.errors import INTERNAL_ERROR, McpError
 from . import instruments, propagation
-from .attributes import (error_attributes, metric_attributes, notification_attributes, span_attributes, span_name,
-                         target_of)
+from .attributes import (error_attributes, metric_attributes, notification_attributes, operation_attributes,
+                         span_attributes, span_name, target_of)
 
 
 def parentage(params: Any, ctx: RequestContext) -> tuple[context.Context | None, list[Link]]:
@@ -194,6 +195,27 @@ class TracingHook(Hook):
         with instruments.tracer.start_as_current_span(f"deliver {method}", context=carried, kind=SpanKind.CONSUMER,
                                                       attributes=attributes):
             await call_next(delivery)
+
+    async def defer(self, deferral: Deferral, call_next: CallNext) -> None:
+        """Work left for later (a durable task) carries the current context: its run links back to it."""
+        if instruments.tracing():
+            propagate.inject(deferral.carrier)
+        await call_next(deferral)
+
+    async def run_deferred(self, run: DeferredRun, call_next: CallNext) -> None:
+        """
+        A durable task's run, in whichever process runs it: a span of its own trace — it may run
+        long after the request, or again after a worker died — linked to the call that made it.
+        """
+        if not instruments.tracing():
+            await call_next(run)
+            return
+        carried = propagation.from_meta({"_meta": run.carrier})
+        links = [Link(trace.get_current_span(carried).get_span_context())] if carried is not None else []
+        attributes = {**operation_attributes(run.method, {"name": run.target}, None), "django_mcp.task.id": run.key}
+        with instruments.tracer.start_as_current_span(span_name(run.method, run.target), context=context.Context(),
+                                                      kind=SpanKind.CONSUMER, attributes=attributes, links=links):
+            await call_next(run)
 
 
 #: The hook the app installs (``django_mcp.hooks.register_hook``); outermost when the app comes

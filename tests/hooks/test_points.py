@@ -333,3 +333,28 @@ def test_a_hook_answers_a_call_without_the_tool():
     site = make_site()
     site.add_hook(Canned())
     assert McpClient(MODERN, site=site).call_tool("echo", text="x").text == "canned for echo"
+
+
+def test_what_the_hooks_add_to_a_deferred_task_reaches_the_hooks_around_its_run():
+    seen: list[Any] = []
+
+    class Carrying(Hook):
+        async def defer(self, deferral, call_next):
+            deferral.carrier["example.com/origin"] = f"{deferral.method} {deferral.target}"
+            await call_next(deferral)
+
+        async def run_deferred(self, run, call_next):
+            seen.append((run.key, run.target, dict(run.carrier)))
+            await call_next(run)
+
+    carrying = register_hook(Carrying())
+    try:
+        client = McpClient(LEGACY)
+        created = client.request("tools/call", {"name": "durable_pid", "arguments": {}, "task": {"ttl": 60000}})
+        task_id = created["task"]["taskId"]
+        result = client.request("tasks/result", {"taskId": task_id})
+        client.close()
+    finally:
+        unregister_hook(carrying)
+    assert result["content"][0]["text"].startswith("ran in pid")
+    assert seen == [(task_id, "durable_pid", {"example.com/origin": "tools/call durable_pid"})]

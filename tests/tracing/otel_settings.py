@@ -1,30 +1,7 @@
-"""
-``tests.settings`` with the OpenTelemetry SDK configured as a project does it: spans and metrics
-exported over OTLP/HTTP to ``OTEL_EXPORTER_OTLP_ENDPOINT`` (the receiver a live test runs), the
-service named by ``OTEL_SERVICE_NAME``, and the database driver instrumented so the ORM's queries
-appear inside the MCP spans. A settings module so that daphne and ``manage.py mcp_stdio`` alike
-start with it.
-"""
-
-from opentelemetry import metrics, trace
-from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
-from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry.instrumentation.psycopg import PsycopgInstrumentor
-from opentelemetry.instrumentation.sqlite3 import SQLite3Instrumentor
-from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor
+"""``tests.settings`` with the OpenTelemetry SDK configured (``otel_setup``): a settings module, so daphne and ``manage.py mcp_stdio`` alike start with it."""
 
 from tests.settings import *  # noqa: F403
+from tests.tracing.otel_setup import configure
 
 
-_resource = Resource.create()  # service.name from OTEL_SERVICE_NAME
-_tracer_provider = TracerProvider(resource=_resource)
-_tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(), schedule_delay_millis=200))
-trace.set_tracer_provider(_tracer_provider)
-metrics.set_meter_provider(MeterProvider(resource=_resource, metric_readers=[
-    PeriodicExportingMetricReader(OTLPMetricExporter(), export_interval_millis=500)]))
-SQLite3Instrumentor().instrument()
-PsycopgInstrumentor().instrument(enable_commenter=False)
+configure()

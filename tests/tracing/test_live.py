@@ -1,6 +1,6 @@
 """
 django_mcp.tracing from outside: live servers configured with the OpenTelemetry SDK as a project
-configures it (``tests/tracing/otel_settings.py``: OTLP/HTTP export, the database driver
+configures it (``tests/tracing/otel_setup.py``: OTLP/HTTP export, the database drivers
 instrumented), exporting to a receiver the test runs (``otlp_receiver.py``, decoding the protobuf
 with ``opentelemetry-proto``); the official SDK client in this process, whose own spans go to the
 in-memory exporter and whose ``traceparent`` travels in ``params._meta``.
@@ -8,7 +8,9 @@ in-memory exporter and whose ``traceparent`` travels in ``params._meta``.
 - every transport and era: the server span is the child of the SDK client's span;
 - the ORM's queries nest inside the MCP span; the duration metrics arrive;
 - two daphne workers on PostgreSQL and Redis: a request on A announces a change, B delivers it to
-  the stream it holds, and the trace is reassembled by its id across both.
+  the stream it holds, and the trace is reassembled by its id across both;
+- a durable task made on daphne runs in a ``db_worker`` process, in a span linked to the call
+  that made it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ from opentelemetry.trace import SpanKind
 
 from tests.live import ROOT, LiveServer, server_env
 from tests.tracing.otlp_receiver import OtlpReceiver, Span
+from tests.tasks.deployment import DbWorker
 from tests.transports.sse_client import LegacySession
+from tests.transports.workers import own_redis_prefix
 
 
 TIMEOUT = 30
@@ -152,3 +156,34 @@ def test_a_notification_announced_on_one_worker_and_delivered_by_another_is_one_
     assert announced.parent_span_id == call.span_id and announced.kind == "CLIENT"
     assert delivered.parent_span_id == announced.span_id and delivered.kind == "CONSUMER"
     assert delivered.attributes["django_mcp.streams"] >= 1
+
+
+def test_a_durable_tasks_run_in_a_db_worker_is_linked_to_the_call_that_made_it(services, receiver):
+    env = {**own_redis_prefix(services, "tracing_tasks"), "MCP_TEST_TASKS": "db",
+           **otel_env({}, receiver, "daphne"), "DJANGO_SETTINGS_MODULE": "tests.tracing.otel_durable_settings"}
+    worker = DbWorker({**env, "OTEL_SERVICE_NAME": "db-worker"}, "tracing", "durable_live")
+    with LiveServer(env=env, name="tracing-tasks") as server:
+        worker.start()
+        try:
+            session = LegacySession.start(server)
+            created = session.call(server, "tools/call", {"name": "durable_pid", "arguments": {},
+                                                          "task": {"ttl": 60000}})
+            task_id = created["result"]["task"]["taskId"]
+            answered = session.call(server, "tasks/result", {"taskId": task_id})
+            assert answered["result"]["content"][0]["text"] == f"ran in pid {worker.pid}", answered
+
+            def made_and_run(found: list[Span]) -> tuple[Span, Span] | None:
+                made = next((span for span in found
+                             if span.service == "daphne" and span.name == "tools/call durable_pid"), None)
+                ran = next((span for span in found
+                            if span.service == "db-worker" and span.name == "tools/call durable_pid"), None)
+                return (made, ran) if made and ran else None
+
+            # Before the worker stops: its batch of spans goes out within a fifth of a second.
+            made, ran = receiver.wait_for(made_and_run)
+        finally:
+            worker.stop()
+    assert made.kind == "SERVER" and ran.kind == "CONSUMER" and ran.attributes["django_mcp.task.id"] == task_id
+    # Its own trace, linked to the call: a task may run long after, or again after a worker died.
+    assert ran.trace_id != made.trace_id and not ran.parent_span_id
+    assert ran.links == [(made.trace_id, made.span_id)]
