@@ -21,9 +21,14 @@ in flight when the run ends make the error, below 2% at 32 connections).
     .venv/bin/python benchmarks/instructions.py                 # uvicorn and daphne, ~14 min
     .venv/bin/python benchmarks/instructions.py --servers uvicorn --duration 10
 
-The last six modes run the async calls again on servers with one optional app installed: the
-metrics app, the tasks app, the views app (``django_mcp.ui``). All others run without the three, as
-a project installs django_mcp by default; the summaries print what each app adds to a call.
+The last ten modes run the async calls again on servers with one optional app installed: the
+metrics app, the tasks app, the views app (``django_mcp.ui``), the tracing app with no
+OpenTelemetry SDK configured (as installed and not yet used), and the tracing app with the SDK
+exporting every span through a batch processor over OTLP/HTTP (to a sink in this process that
+answers without decoding). All others run without them, as a project installs django_mcp by
+default; the summaries print what each adds to a call. ``--modes`` picks some (``bare``,
+``modern``, ``legacy``, ``legacy-sync``, ``metrics``, ``tasks``, ``ui``, ``tracing``,
+``tracing-sdk``: each app's keys bring its twins too).
 
 Needs valgrind (``callgrind_control``) and wrk; without them it says so and exits 0, as the other
 benchmarks do for what they lack.
@@ -63,11 +68,49 @@ LEGACY_TASKS = "django_mcp 2025-11-25, async, tasks app"
 # every tools/call and tools/list.
 MODERN_UI = "django_mcp 2026-07-28, async, views app"
 LEGACY_UI = "django_mcp 2025-11-25, async, views app"
+# With the tracing app (django_mcp.tracing): no SDK configured, then the SDK and a batch exporter.
+MODERN_TRACING = "django_mcp 2026-07-28, async, tracing, no SDK"
+LEGACY_TRACING = "django_mcp 2025-11-25, async, tracing, no SDK"
+MODERN_TRACING_SDK = "django_mcp 2026-07-28, async, tracing, SDK"
+LEGACY_TRACING_SDK = "django_mcp 2025-11-25, async, tracing, SDK"
 MODES = (BARE, MODERN_ASYNC, LEGACY_ASYNC, LEGACY_SYNC, MODERN_METRICS, LEGACY_METRICS, MODERN_TASKS, LEGACY_TASKS,
-         MODERN_UI, LEGACY_UI)
+         MODERN_UI, LEGACY_UI, MODERN_TRACING, LEGACY_TRACING, MODERN_TRACING_SDK, LEGACY_TRACING_SDK)
 METRICS_TWINS = {MODERN_METRICS: MODERN_ASYNC, LEGACY_METRICS: LEGACY_ASYNC}
 TASKS_TWINS = {MODERN_TASKS: MODERN_ASYNC, LEGACY_TASKS: LEGACY_ASYNC}
 UI_TWINS = {MODERN_UI: MODERN_ASYNC, LEGACY_UI: LEGACY_ASYNC}
+TRACING_TWINS = {MODERN_TRACING: MODERN_ASYNC, LEGACY_TRACING: LEGACY_ASYNC}
+TRACING_SDK_TWINS = {MODERN_TRACING_SDK: MODERN_ASYNC, LEGACY_TRACING_SDK: LEGACY_ASYNC}
+MODERN_MODES = (BARE, MODERN_ASYNC, MODERN_METRICS, MODERN_TASKS, MODERN_UI, MODERN_TRACING, MODERN_TRACING_SDK)
+#: --modes keys: an app's key brings its twins without the app, which its summary compares with.
+MODE_KEYS = {"bare": (BARE,), "modern": (MODERN_ASYNC,), "legacy": (LEGACY_ASYNC,), "legacy-sync": (LEGACY_SYNC,),
+             "metrics": (*METRICS_TWINS, *METRICS_TWINS.values()), "tasks": (*TASKS_TWINS, *TASKS_TWINS.values()),
+             "ui": (*UI_TWINS, *UI_TWINS.values()), "tracing": (*TRACING_TWINS, *TRACING_TWINS.values()),
+             "tracing-sdk": (*TRACING_SDK_TWINS, *TRACING_SDK_TWINS.values())}
+
+
+class OtlpSink:
+    """Answers OTLP/HTTP exports with 200 and reads nothing into objects: a collector that costs the server nothing."""
+
+    def __init__(self) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        import threading
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                self.rfile.read(int(self.headers.get("content-length", "0")))
+                self.send_response(200)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
 
 
 class CallgrindServer(Server):
@@ -99,7 +142,8 @@ def dumped_instructions(out_dir: Path, pid: int) -> int:
     return total
 
 
-def measure(kind: str, mode: str, django_env: dict, conns: int, duration: float) -> tuple[int, int, str]:
+def measure(kind: str, mode: str, django_env: dict, conns: int, duration: float,
+            otlp_endpoint: str = "") -> tuple[int, int, str]:
     """(answered requests, instructions, problem) of one point on a fresh server."""
     out_dir = Path(tempfile.mkdtemp(prefix="django-mcp-callgrind-"))
     if mode == BARE:
@@ -109,13 +153,18 @@ def measure(kind: str, mode: str, django_env: dict, conns: int, duration: float)
         metrics = "0" if mode in METRICS_TWINS else "1"
         tasks = "0" if mode in TASKS_TWINS else "1"
         ui = "0" if mode in UI_TWINS else "1"
-        server = CallgrindServer(kind, "tests.asgi:application", "cg-django-mcp",
-                                 {**django_env, "MCP_TEST_WITHOUT_METRICS": metrics, "MCP_TEST_WITHOUT_TASKS": tasks,
-                                  "MCP_TEST_WITHOUT_UI": ui},
-                                 out_dir=out_dir)
+        tracing = "0" if mode in TRACING_TWINS or mode in TRACING_SDK_TWINS else "1"
+        env = {**django_env, "MCP_TEST_WITHOUT_METRICS": metrics, "MCP_TEST_WITHOUT_TASKS": tasks,
+               "MCP_TEST_WITHOUT_UI": ui, "MCP_TEST_WITHOUT_TRACING": tracing}
+        if mode in TRACING_SDK_TWINS:
+            # The SDK as tests/tracing/otel_setup.py configures it: a batch processor exporting over
+            # OTLP/HTTP, the database driver instrumented.
+            env.update({"DJANGO_SETTINGS_MODULE": "tests.tracing.otel_settings", "OTEL_SERVICE_NAME": "bench",
+                        "OTEL_EXPORTER_OTLP_ENDPOINT": otlp_endpoint})
+        server = CallgrindServer(kind, "tests.asgi:application", "cg-django-mcp", env, out_dir=out_dir)
     try:
         server.start(timeout=300)
-        if mode in (BARE, MODERN_ASYNC, MODERN_METRICS, MODERN_TASKS, MODERN_UI):
+        if mode in MODERN_MODES:
             spec = workload.modern_call("echo_async")
         else:
             session = workload.new_session(server.port)
@@ -149,7 +198,10 @@ def main() -> int:
     parser.add_argument("--servers", default="uvicorn,daphne", help="comma-separated: uvicorn, daphne")
     parser.add_argument("--duration", type=float, default=20.0, help="seconds per timed run (default 20)")
     parser.add_argument("--concurrency", type=int, default=32, help="connections (default 32)")
+    parser.add_argument("--modes", default="", help=f"comma-separated, of: {', '.join(MODE_KEYS)} (default: all)")
     args = parser.parse_args()
+    wanted = {mode for key in args.modes.split(",") if key for mode in MODE_KEYS[key.strip()]}
+    modes = [mode for mode in MODES if not wanted or mode in wanted or mode == BARE]
     setup_process()
     missing = [tool for tool in ("valgrind", "callgrind_control", "wrk") if shutil.which(tool) is None]
     if missing:
@@ -161,16 +213,19 @@ def main() -> int:
     django_env = {"MCP_TEST_SQLITE": str(workdir / "bench.sqlite3")}
     migrate(django_env)
     rows = []
+    sink = OtlpSink()
     try:
         for kind in kinds:
-            for mode in MODES:
-                requests, instructions, problem = measure(kind, mode, django_env, args.concurrency, args.duration)
+            for mode in modes:
+                requests, instructions, problem = measure(kind, mode, django_env, args.concurrency, args.duration,
+                                                          sink.endpoint)
                 per_request = instructions / requests if requests and instructions else 0.0
                 rows.append((kind, mode, requests, per_request, problem))
                 print(f"  {kind:7} {mode:34} {requests:6} requests  {per_request / 1e3:8.1f} k instructions/request"
                       + (f"  ! {problem}" if problem else ""), flush=True)
     finally:
         stop_all()
+        sink.server.shutdown()
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"\nInstructions per tools/call (callgrind, c={args.concurrency}; ratio = bare consumer / django_mcp on the "
           "same server, the instruction-count twin of run.py's CPU ratio)")
@@ -186,7 +241,9 @@ def main() -> int:
     per_mode = {(row[0], row[1]): row[3] for row in rows}
     for title, twins in (("What the metrics app costs a call", METRICS_TWINS),
                          ("What the tasks app costs a call that is not a task", TASKS_TWINS),
-                         ("What the views app costs a call (a tool without a view)", UI_TWINS)):
+                         ("What the views app costs a call (a tool without a view)", UI_TWINS),
+                         ("What the tracing app costs a call with no OpenTelemetry SDK configured", TRACING_TWINS),
+                         ("What tracing costs a call with the SDK and a batch exporter", TRACING_SDK_TWINS)):
         print(f"\n{title}: instructions per request with it, minus without it")
         for kind in kinds:
             for with_app, twin in twins.items():

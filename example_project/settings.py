@@ -5,6 +5,7 @@ Needs no service: SQLite and the in-memory channel layer. For several workers, p
 PostgreSQL and CHANNEL_LAYERS at ``channels_redis`` (see README).
 """
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -30,6 +31,10 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",  # the REST API's tokens, which MCP clients may use too
     "oauth2_provider",
     "django_mcp",
+    # OpenTelemetry spans of every MCP request (pip install "django-mcpkit[tracing]"); first of
+    # django_mcp's apps, so its spans time the others' hooks too. example_project/tracing.py
+    # configures the SDK when asked (scripts/demo writes the spans to .tmp/demo-traces.jsonl).
+    *(["django_mcp.tracing"] if importlib.util.find_spec("opentelemetry.trace") else []),
     "django_mcp.model_resources",
     "django_mcp.template_prompts",
     "django_mcp.stored_prompts",

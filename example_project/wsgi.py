@@ -10,8 +10,11 @@ from django.conf import settings
 from django.contrib.staticfiles.handlers import StaticFilesHandler
 from django.core.wsgi import get_wsgi_application
 
+from example_project.tracing import configure_tracing
+
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "example_project.settings")
+configure_tracing()  # OpenTelemetry, when asked for (example_project/tracing.py)
 application = get_wsgi_application()
 if settings.DEBUG:
     application = StaticFilesHandler(application)

@@ -90,8 +90,10 @@ def live_server_mcp(sqlite_server_env: Mapping[str, str]) -> Iterator[LiveServer
 @pytest.fixture(scope="module")
 def example_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The example project's environment: its settings and a fresh SQLite file with the demo data."""
-    env = {"DJANGO_SETTINGS_MODULE": "example_project.settings",
-           "DEMO_SQLITE": str(tmp_path_factory.mktemp("demo") / "demo.sqlite3")}
+    folder = tmp_path_factory.mktemp("demo")
+    # DEMO_TRACES as scripts/demo sets it: the example's OpenTelemetry spans, a JSON line each.
+    env = {"DJANGO_SETTINGS_MODULE": "example_project.settings", "DEMO_SQLITE": str(folder / "demo.sqlite3"),
+           "DEMO_TRACES": str(folder / "traces.jsonl")}
     migrate(env)
     loaded = subprocess.run([sys.executable, "manage.py", "mcp_demo_data"], cwd=ROOT, env=server_env(env),
                             capture_output=True, text=True, timeout=60, check=True)

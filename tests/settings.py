@@ -108,6 +108,10 @@ if os.environ.get("MCP_TEST_WITHOUT_UI") == "1":
     # the optional views app (whose hook takes part in every tools/call and tools/list).
     INSTALLED_APPS = [app for app in INSTALLED_APPS if app != "django_mcp.ui"]
 
+if os.environ.get("MCP_TEST_WITHOUT_TRACING") == "1":
+    # benchmarks/instructions.py: django_mcp without the optional tracing app, beside a server with it.
+    INSTALLED_APPS = [app for app in INSTALLED_APPS if app != "django_mcp.tracing"]
+
 if os.environ.get("MCP_TEST_WITHOUT_METRICS") == "1":
     # benchmarks/run.py measures django_mcp as a project installs it by default, without the
     # optional metrics app, beside a server with it.

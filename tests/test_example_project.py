@@ -56,6 +56,31 @@ async def test_example_catalogue_over_mcp(example_server: LiveServer, mode: str)
         assert "Italo Calvino" in prompt.messages[0].content.text
 
 
+async def test_the_demo_writes_a_span_per_request_with_its_sql_inside(example_server: LiveServer,
+                                                                     example_env: dict[str, str]) -> None:
+    """scripts/demo's DEMO_TRACES: each MCP request an OpenTelemetry span, the ORM's queries its children."""
+    import time
+    from pathlib import Path
+
+    async with asyncio.timeout(30), Client(example_server.mcp_url, mode="2026-07-28") as client:
+        await client.call_tool("search_books", {"query": "calvino"})
+    traces = Path(example_env["DEMO_TRACES"])
+    deadline = time.monotonic() + 15
+
+    def spans() -> list[dict[str, Any]]:
+        text = traces.read_text() if traces.exists() else ""
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+    while not any(span["name"] == "tools/call search_books" for span in spans()) and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    call = next(span for span in spans() if span["name"] == "tools/call search_books")
+    assert call["kind"] == "SpanKind.SERVER" and call["attributes"]["gen_ai.tool.name"] == "search_books"
+    assert call["resource"]["attributes"]["service.name"] == "library"
+    queries = [span for span in spans() if span["parent_id"] == call["context"]["span_id"]]
+    assert any(span["attributes"].get("db.system", span["attributes"].get("db.system.name")) == "sqlite"
+               for span in queries), queries
+
+
 def test_each_request_writes_one_request_log_line_under_daphne(example_server: LiveServer) -> None:
     """
     The example's LOGGING keeps django_mcp.requests from propagating to the root handler daphne's

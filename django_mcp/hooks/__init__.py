@@ -116,8 +116,9 @@ CallNext = Callable[[Any], Awaitable[Any]]
 class Hook:
     """
     The base class of hooks (see the module docstring). Override what the hook needs; each method
-    is a coroutine function and runs on the event loop, so blocking work (the ORM) belongs in a
-    thread (``asgiref.sync.sync_to_async``, or the async ORM). The methods around a point take
+    is a coroutine function (or a function returning an awaitable: one that only hands the
+    operation on may return ``call_next(operation)`` itself) and runs on the event loop, so
+    blocking work (the ORM) belongs in a thread (``asgiref.sync.sync_to_async``, or the async ORM). The methods around a point take
     the operation and ``call_next``; the defaults pass the operation on unchanged.
     """
 

@@ -7,9 +7,16 @@ nothing until the project installs an SDK's; until then the app steps aside.
 
 from __future__ import annotations
 
+import os
 from importlib.metadata import PackageNotFoundError, version
 
 from opentelemetry import metrics, trace
+
+
+try:  # where the API keeps the meter provider once set (read directly: see tracing() below)
+    from opentelemetry.metrics import _internal as metrics_api
+except ImportError:  # pragma: no cover - a future API that moved it: always ask get_meter_provider()
+    metrics_api = None  # type: ignore[assignment]
 
 
 try:  # the API's stand-in until an SDK's provider is set; private in the API, so looked up with care
@@ -48,11 +55,31 @@ server_session_duration = meter.create_histogram(
     explicit_bucket_boundaries_advisory=DURATION_BUCKETS)
 
 
+# Asked on every request, so asked cheaply. The API's get_*_provider() looks in os.environ each
+# time it finds no provider set (a microsecond, twice a request); a provider is set once per
+# process, so these read the API's module global first, and remember a yes for good.
+_tracing = _measuring = False
+_ENVIRON_NAMES = ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
+_from_environment = any(name in os.environ for name in _ENVIRON_NAMES)
+
+
 def tracing() -> bool:
     """Whether the project configured a tracer provider (an SDK's), so spans are worth making."""
-    return not isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider))
+    global _tracing
+    if _tracing:
+        return True
+    if not _from_environment and getattr(trace, "_TRACER_PROVIDER", False) is None:
+        return False  # none set: the question get_tracer_provider() would answer with the proxy
+    _tracing = not isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider))
+    return _tracing
 
 
 def measuring() -> bool:
     """Whether the project configured a meter provider, so the histograms record."""
-    return not isinstance(metrics.get_meter_provider(), (ProxyMeterProvider, metrics.NoOpMeterProvider))
+    global _measuring
+    if _measuring:
+        return True
+    if not _from_environment and getattr(metrics_api, "_METER_PROVIDER", False) is None:
+        return False
+    _measuring = not isinstance(metrics.get_meter_provider(), (ProxyMeterProvider, metrics.NoOpMeterProvider))
+    return _measuring

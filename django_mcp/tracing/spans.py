@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable
 from typing import Any
 
 from opentelemetry import context, propagate, trace
@@ -44,19 +45,20 @@ def parentage(params: Any, ctx: RequestContext) -> tuple[context.Context | None,
 class TracingHook(Hook):
     """Spans and duration metrics around every MCP operation (see :mod:`django_mcp.tracing`)."""
 
-    async def request(self, request: McpRequest, call_next: CallNext) -> dict[str, Any]:
-        spans, histograms = instruments.tracing(), instruments.measuring()
-        if not spans and not histograms:
-            return await call_next(request)  # type: ignore[no-any-return]
-        return await self.observe(request, call_next, spans, histograms,
-                                  request.request.request_id)  # type: ignore[no-any-return]
+    # The methods around every request are plain functions returning the awaitable: with nothing
+    # configured they hand the operation on without a coroutine of their own.
 
-    async def notification(self, notification: McpNotification, call_next: CallNext) -> None:
+    def request(self, request: McpRequest, call_next: CallNext) -> Awaitable[dict[str, Any]]:  # type: ignore[override]
         spans, histograms = instruments.tracing(), instruments.measuring()
         if not spans and not histograms:
-            await call_next(notification)
-            return
-        await self.observe(notification, call_next, spans, histograms, None)
+            return call_next(request)
+        return self.observe(request, call_next, spans, histograms, request.request.request_id)
+
+    def notification(self, notification: McpNotification, call_next: CallNext) -> Awaitable[None]:  # type: ignore[override]
+        spans, histograms = instruments.tracing(), instruments.measuring()
+        if not spans and not histograms:
+            return call_next(notification)
+        return self.observe(notification, call_next, spans, histograms, None)
 
     async def observe(self, operation: McpRequest | McpNotification, call_next: CallNext, spans: bool,
                       histograms: bool, request_id: Any) -> Any:
@@ -114,10 +116,15 @@ class TracingHook(Hook):
                 instruments.server_operation_duration.record(
                     time.perf_counter() - started, {**metric_attributes(attributes, known_target), **outcome})
 
-    async def ask(self, question: ClientQuestion, call_next: CallNext) -> dict[str, Any]:
+    def ask(self, question: ClientQuestion, call_next: CallNext) -> Awaitable[dict[str, Any]]:  # type: ignore[override]
         spans, histograms = instruments.tracing(), instruments.measuring()
         if not spans and not histograms:
-            return await call_next(question)  # type: ignore[no-any-return]
+            return call_next(question)
+        return self.observe_question(question, call_next, spans, histograms)
+
+    async def observe_question(self, question: ClientQuestion, call_next: CallNext, spans: bool,
+                               histograms: bool) -> dict[str, Any]:
+        """``call_next(question)`` inside a client span and/or timed for the client operation metric."""
         ctx = question.request
         attributes = span_attributes(question.method, question.params, ctx, None)
         span = None

@@ -335,7 +335,9 @@ def test_a_hook_answers_a_call_without_the_tool():
     assert McpClient(MODERN, site=site).call_tool("echo", text="x").text == "canned for echo"
 
 
-def test_what_the_hooks_add_to_a_deferred_task_reaches_the_hooks_around_its_run():
+async def test_what_the_hooks_add_to_a_deferred_task_reaches_the_hooks_around_its_run():
+    # Async, one event loop throughout: a task made in process runs on the loop of the call that
+    # made it, which the sync client's per-call loop would close under it.
     seen: list[Any] = []
 
     class Carrying(Hook):
@@ -344,17 +346,18 @@ def test_what_the_hooks_add_to_a_deferred_task_reaches_the_hooks_around_its_run(
             await call_next(deferral)
 
         async def run_deferred(self, run, call_next):
-            seen.append((run.key, run.target, dict(run.carrier)))
+            seen.append((run.key, run.target, run.carrier.get("example.com/origin")))
             await call_next(run)
 
     carrying = register_hook(Carrying())
     try:
         client = McpClient(LEGACY)
-        created = client.request("tools/call", {"name": "durable_pid", "arguments": {}, "task": {"ttl": 60000}})
+        created = await client.arequest("tools/call", {"name": "durable_pid", "arguments": {},
+                                                       "task": {"ttl": 60000}})
         task_id = created["task"]["taskId"]
-        result = client.request("tasks/result", {"taskId": task_id})
-        client.close()
+        result = await client.arequest("tasks/result", {"taskId": task_id})
+        await client.aclose()
     finally:
         unregister_hook(carrying)
     assert result["content"][0]["text"].startswith("ran in pid")
-    assert seen == [(task_id, "durable_pid", {"example.com/origin": "tools/call durable_pid"})]
+    assert seen == [(task_id, "durable_pid", "tools/call durable_pid")]

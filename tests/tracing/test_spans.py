@@ -208,10 +208,11 @@ def test_a_session_ended_on_purpose_records_its_duration(spans, metric_points):
 
 
 def test_without_a_configured_provider_the_hook_steps_aside(monkeypatch):
-    from opentelemetry import metrics
-
-    monkeypatch.setattr(trace, "get_tracer_provider", lambda: trace.ProxyTracerProvider())
-    monkeypatch.setattr(metrics, "get_meter_provider", lambda: metrics.NoOpMeterProvider())
+    # As in a process whose providers were never set (this one's are, by the other tests).
+    monkeypatch.setattr(instruments, "_tracing", False)
+    monkeypatch.setattr(instruments, "_measuring", False)
+    monkeypatch.setattr(trace, "_TRACER_PROVIDER", None)
+    monkeypatch.setattr(instruments.metrics_api, "_METER_PROVIDER", None)
     assert not instruments.tracing() and not instruments.measuring()
     started: list[str] = []
     monkeypatch.setattr(instruments.tracer, "start_span", lambda *args, **kwargs: started.append(args[0]))
