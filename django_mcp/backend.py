@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import hooks
 from .calls import run_call
-from .completions import Completions
+from .completions import completion_result
 from .conf import mcp_settings
 from .context import Context
 from .cursors import decode_cursor, encode_cursor
@@ -29,9 +29,6 @@ from .signals import tool_called
 if TYPE_CHECKING:
     from .primitives import Primitive
     from .sources import PrimitiveSource
-
-COMPLETION_LIMIT = 100
-
 
 def handle(ctx: RequestContext) -> Context:
     """The request's :class:`Context` for permission checks and definitions, made once per request."""
@@ -135,7 +132,7 @@ class SiteBackend:
     def hook_chains(self) -> HookChains:
         """The hooks this site asks, per question and kind; made again when hooks are installed."""
         chains = self._chains
-        if chains is None or self._chains_generation != hooks.generation:
+        if chains is None or self._chains_generation != hooks.generation or (chains.dormant and chains.stale()):
             self._chains_generation = hooks.generation
             chains = self._chains = HookChains((*hooks.installed_hooks(), *self._own_hooks))
         return chains
@@ -376,16 +373,9 @@ class SiteBackend:
 
 
 async def _complete(completion: CompletionRequest) -> dict[str, Any]:
-    """The completion of ``completion``'s argument: at most :data:`COMPLETION_LIMIT` values."""
     name, value = completion.argument.get("name", ""), completion.argument.get("value", "")
-    values = await completion.target.get_completions(handle(completion.request), name, value, completion.context)
-    if isinstance(values, Completions):
-        result: dict[str, Any] = {"values": values[:COMPLETION_LIMIT],
-                                  "hasMore": values.has_more or len(values) > COMPLETION_LIMIT}
-        if values.total is not None:
-            result["total"] = values.total
-        return result
-    return {"values": values[:COMPLETION_LIMIT], "total": len(values), "hasMore": len(values) > COMPLETION_LIMIT}
+    return completion_result(await completion.target.get_completions(handle(completion.request), name, value,
+                                                                     completion.context))
 
 
 async def _honour(listen: ListenFilter) -> dict[str, Any]:

@@ -2,9 +2,13 @@
 
 import inspect
 from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 
 from .threads import in_thread
 
+
+#: The most values one ``completion/complete`` answers (MCP spec 2025-11-25, server/utilities/completion).
+COMPLETION_LIMIT = 100
 
 Completer = Callable[[str, dict[str, str]], Iterable[str] | Awaitable[Iterable[str]]] | Iterable[str]
 
@@ -34,3 +38,14 @@ class Completions(list):
         super().__init__(values)
         self.has_more = has_more
         self.total = total
+
+
+def completion_result(values: list[str]) -> dict[str, Any]:
+    """The ``completion`` of a result from a completer's ``values``: at most :data:`COMPLETION_LIMIT` of them."""
+    if isinstance(values, Completions):
+        result: dict[str, Any] = {"values": values[:COMPLETION_LIMIT],
+                                  "hasMore": values.has_more or len(values) > COMPLETION_LIMIT}
+        if values.total is not None:
+            result["total"] = values.total
+        return result
+    return {"values": values[:COMPLETION_LIMIT], "total": len(values), "hasMore": len(values) > COMPLETION_LIMIT}

@@ -50,7 +50,8 @@ Hooks are installed for every site with :func:`register_hook` (a feature app doe
 ``AppConfig.ready()``), or for one site with ``site.add_hook(hook)``. The first hook installed is
 the outermost. A hook that leaves a method alone costs nothing there: the site asks each question
 only of the hooks that override it, and a point no hook overrides takes the path it would take if
-hooks did not exist — no operation object is made.
+hooks did not exist — no operation object is made. A hook that has nothing to do yet
+(:meth:`Hook.active`) is left out altogether until it has.
 
 An example, a third-party app that hides tools marked ``beta`` from users outside a group::
 
@@ -98,8 +99,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .chains import HookChains
-from .operations import (ClientQuestion, CompletionRequest, Deferral, DeferredRun, Delivery, ListenFilter, Listing,
-                         McpNotification, McpRequest, Operation, PromptGet, Publication, ResourceRead, Subscription,
+from .messages import ClientQuestion, Deferral, DeferredRun, Delivery, McpNotification, McpRequest, Publication
+from .operations import (CompletionRequest, ListenFilter, Listing, Operation, PromptGet, ResourceRead, Subscription,
                          ToolCall)
 
 
@@ -192,6 +193,15 @@ class Hook:
         """Around the run of deferred work, ``run.carrier`` as the hooks around its deferral left it."""
         await call_next(run)
 
+    def active(self) -> bool:
+        """
+        Whether the hook has anything to do now. One that waits for something — the tracing app
+        for an OpenTelemetry SDK to be configured — answers False until then: the sites leave it
+        out of their chains (so it costs a request nothing) and ask again, at most once a second,
+        until it answers True. Make the answer cheap, and never go back to False.
+        """
+        return True
+
     def applies_to(self, kind: str) -> bool:
         return self.kinds is None or kind in self.kinds
 
@@ -236,7 +246,8 @@ _global_generation = -1
 def global_chains() -> HookChains:
     """The chains of the hooks installed for every site: for the points no site owns (``publish``, ``deliver``)."""
     global _global_chains, _global_generation
-    if _global_chains is None or _global_generation != generation:
+    if _global_chains is None or _global_generation != generation or (_global_chains.dormant
+                                                                       and _global_chains.stale()):
         _global_chains, _global_generation = HookChains(_installed), generation
     return _global_chains
 

@@ -6,6 +6,7 @@ runs through — each hook's method bound to the next, the operation's own ``per
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,9 @@ Step = Callable[[Any], Awaitable[Any]]
 #: asked of every hook that overrides them.
 PRIMITIVE_POINTS = frozenset({"call", "read", "get_prompt", "complete", "list", "subscribe"})
 
+#: How long a dormant hook (``Hook.active()`` False) is left alone before it is asked again.
+RECHECK_SECONDS = 1.0
+
 
 class HookChains:
     """
@@ -32,7 +36,11 @@ class HookChains:
     """
 
     def __init__(self, hooks: Iterable[Hook]) -> None:
-        self.hooks = tuple(hooks)
+        given = tuple(hooks)
+        self.hooks = tuple(hook for hook in given if hook.active())
+        #: The hooks left out because they had nothing to do yet (``Hook.active()`` was False).
+        self.dormant = tuple(hook for hook in given if hook not in self.hooks)
+        self._next_check = 0.0
         self._asked: dict[tuple[str, str | None], tuple[Hook, ...]] = {}
         self._chains: dict[tuple[str, str | None], Step] = {}
 
@@ -44,6 +52,18 @@ class HookChains:
                 hook for hook in self.hooks
                 if hook.overrides(name) and (kind is None or hook.applies_to(kind)))
         return found
+
+    def stale(self) -> bool:
+        """
+        Whether a dormant hook has woken up, so the chains must be made again with it: asked on
+        every request while one sleeps, so the hooks themselves are asked at most once every
+        :data:`RECHECK_SECONDS`.
+        """
+        now = time.monotonic()
+        if now < self._next_check:
+            return False
+        self._next_check = now + RECHECK_SECONDS
+        return any(hook.active() for hook in self.dormant)
 
     def allows(self, kind: str) -> tuple[Hook, ...]:
         """The hooks asked whether a primitive of ``kind`` may be seen and used."""

@@ -29,7 +29,7 @@ from urllib.parse import quote
 from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured, ValidationError
 from django.db import models
 
-from ..backend import COMPLETION_LIMIT
+from ..completions import COMPLETION_LIMIT
 from ..completions import Completions
 from ..context import Context
 from ..model_options import ModelOptions

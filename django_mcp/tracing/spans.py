@@ -45,6 +45,10 @@ def parentage(params: Any, ctx: RequestContext) -> tuple[context.Context | None,
 class TracingHook(Hook):
     """Spans and duration metrics around every MCP operation (see :mod:`django_mcp.tracing`)."""
 
+    def active(self) -> bool:
+        """Once a tracer or meter provider is configured; until then the sites leave the hook out."""
+        return instruments.tracing() or instruments.measuring()
+
     # The methods around every request are plain functions returning the awaitable: with nothing
     # configured they hand the operation on without a coroutine of their own.
 

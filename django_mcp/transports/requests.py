@@ -1,5 +1,7 @@
 """
-Serving one request, the way every transport does it.
+Serving one request, the way every transport does it: through the hooks around every request
+(:mod:`django_mcp.hooks`) and into the request log; a legacy ``initialize`` (which the transports
+answer themselves, as it opens their session) and each notification from the client the same way.
 
 Each request runs inside its own ``ThreadSensitiveContext``, as Django's ``ASGIHandler`` does for
 its views: the sync code it reaches — sync tools, sync permission checks, the ORM through

@@ -361,3 +361,21 @@ async def test_what_the_hooks_add_to_a_deferred_task_reaches_the_hooks_around_it
         unregister_hook(carrying)
     assert result["content"][0]["text"].startswith("ran in pid")
     assert seen == [(task_id, "durable_pid", "tools/call durable_pid")]
+
+
+def test_a_hook_with_nothing_to_do_yet_is_left_out_until_it_has(monkeypatch):
+    monkeypatch.setattr("django_mcp.hooks.chains.RECHECK_SECONDS", 0.0)  # asked again on every request
+    class Waiting(Around):
+        ready = False
+
+        def active(self) -> bool:
+            return self.ready
+
+    site, log = make_site(), []
+    waiting = site.add_hook(Waiting(log))
+    client = McpClient(MODERN, site=site)
+    client.list_tools()
+    assert log == [] and waiting not in site.hook_chains().hooks and waiting in site.hook_chains().dormant
+    waiting.ready = True  # the site notices on its next request, and makes its chains again
+    client.list_tools()
+    assert log == ["request tools/list", "list tool"] and waiting in site.hook_chains().hooks
