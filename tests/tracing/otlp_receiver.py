@@ -114,6 +114,24 @@ class OtlpReceiver:
                                   for point in metric.histogram.data_points]
                         self.metrics.append((str(resource.get("service.name", "")), metric.name, points))
 
+    def tree(self, trace_id: str) -> str:
+        """The spans of one trace as an indented tree, for a reader (and the how-to's picture)."""
+        with self.lock:
+            spans = [span for span in self.spans if span.trace_id == trace_id]
+        ids = {span.span_id for span in spans}
+        lines: list[str] = []
+
+        def add(span: Span, depth: int) -> None:
+            lines.append(f"{'  ' * depth}{span.name}  [{span.kind}, {span.service}]")
+            for child in spans:
+                if child.parent_span_id == span.span_id:
+                    add(child, depth + 1)
+
+        for root in spans:
+            if root.parent_span_id not in ids:
+                add(root, 0)
+        return "\n".join(lines)
+
     def wait_for(self, predicate: Callable[[list[Span]], Any], timeout: float = 20.0) -> Any:
         """The first truthy ``predicate(spans)`` within ``timeout`` seconds (the exporter batches)."""
         deadline = time.monotonic() + timeout

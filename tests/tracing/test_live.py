@@ -149,6 +149,7 @@ def test_a_notification_announced_on_one_worker_and_delivered_by_another_is_one_
         return {name: mine[(service, name)] for service, name in wanted} if all(key in mine for key in wanted) else None
 
     trace = receiver.wait_for(whole_trace)
+    print(receiver.tree(CLIENT_TRACE))  # the how-to's picture of this trace (docs/howto/tracing.md)
     call = trace["tools/call test_trigger_tool_change"]
     announced = trace["notifications/tools/list_changed"]
     delivered = trace["deliver notifications/tools/list_changed"]

@@ -218,3 +218,31 @@ def test_without_a_configured_provider_the_hook_steps_aside(monkeypatch):
     monkeypatch.setattr(instruments.tracer, "start_span", lambda *args, **kwargs: started.append(args[0]))
     assert McpClient().call_tool("echo", text="hi").text == "hi"
     assert started == []
+
+
+def test_the_plain_view_under_wsgi_traces_as_the_channels_endpoint(spans, monkeypatch):
+    """
+    django_mcp.views.McpView through Django's WSGI handler (the test Client): the request is
+    handed to the process's event loop, and its span still continues the proxy's traceparent.
+    """
+    import json
+
+    from django.test import Client
+
+    from django_mcp import fanout
+    from django_mcp.transports.portal import portal
+
+    monkeypatch.setattr(fanout, "_unconnected_workers", False)  # put back what serving the view says
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    body = json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                       "params": {"name": "echo", "arguments": {"text": "wsgi"}, "_meta": meta}})
+    try:
+        answer = Client().post("/mcp", body, content_type="application/json", headers={
+            "accept": "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call", "mcp-name": "echo", "traceparent": traceparent(PROXY_TRACE, PROXY_SPAN)})
+    finally:
+        portal.stop()
+    assert answer.status_code == 200, answer.content
+    span = spans.one("tools/call echo")
+    assert span.kind is SpanKind.SERVER and span.attributes["jsonrpc.request.id"] == "9"
+    assert format(span.context.trace_id, "032x") == PROXY_TRACE and format(span.parent.span_id, "016x") == PROXY_SPAN
