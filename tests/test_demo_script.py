@@ -93,7 +93,8 @@ def test_the_demo_serves_the_admins_static_files(oauth_demo: Demo) -> None:
 def test_the_demo_names_its_health_checks_and_feature_apps(oauth_demo: Demo) -> None:
     banner = oauth_demo.output.read_text()
     assert f"{oauth_demo.url}/readyz" in banner and "tool_admin, call_log, query_tools" in banner
-    assert "metrics, tasks, ui" in banner  # and the views it shows:
+    assert "metrics, tasks, ui" in banner and "tracing" in banner and ".tmp/demo-traces.jsonl" in banner
+    # and the views it shows:
     assert "ui://default/search_books" in banner and "ui://default/my_loans" in banner
     ready = httpx2.get(oauth_demo.url + "/readyz")
     assert ready.status_code == 200 and ready.json()["status"] == "ready"

@@ -1,9 +1,14 @@
 """
-The spans themselves: a hook (:mod:`django_mcp.hooks`) around every request and notification the
-server handles — a ``SERVER`` span, current while the method runs, so what the method does (the
-ORM's queries, when the project instruments its database driver) nests inside — and around every
-request the server sends its client, a ``CLIENT`` span whose context travels in that request's
-``_meta``.
+The spans themselves, from one hook (:mod:`django_mcp.hooks`):
+
+- around every request and notification the server handles, a ``SERVER`` span, current while the
+  method runs, so what the method does (the ORM's queries, when the project instruments its
+  database driver) nests inside;
+- around every request the server sends its client, and every change notification it publishes,
+  a ``CLIENT`` span whose context travels in that message's ``_meta`` — through the channel layer
+  to the worker that delivers a notification, which records a ``CONSUMER`` span in the same trace;
+- around work deferred to a durable task, the context kept with the task, and its run a
+  ``CONSUMER`` span of its own trace linked back to the call that made it.
 """
 
 from __future__ import annotations

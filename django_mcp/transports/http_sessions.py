@@ -380,4 +380,3 @@ async def _act_on_notification(notification: McpNotification) -> None:
 
 
 __all__ = ["LegacySessionMixin", "LiveSession", "end_session", "load_live_session", "refuse_duplicate_id"]
-
