@@ -184,6 +184,11 @@ DEFAULTS: dict[str, Any] = {
     "REQUEST_LOG_ARGUMENTS": False,
     # Argument names whose values the request log replaces with "[redacted]", at any depth.
     "REQUEST_LOG_REDACT": ["password", "passwd", "secret", "token", "api_key", "apikey", "authorization"],
+    # The feature app django_mcp.tracing: True puts what a client sent on its spans, as the
+    # OpenTelemetry MCP conventions allow on opt-in — a tools/call's arguments as JSON
+    # ("gen_ai.tool.call.arguments"), a prompts/get's as "gen_ai.prompt.variable.<name>" — redacted
+    # as the request log redacts them (REQUEST_LOG_REDACT) and cut at 1,000 characters.
+    "TRACING_RECORD_ARGUMENTS": False,
     # Where django_mcp.asgi.application serves the Prometheus metrics of the worker that answers
     # (the feature app django_mcp.metrics); None serves none.
     "METRICS_PATH": "metrics",
@@ -236,6 +241,7 @@ FEATURE_SETTINGS = {
     "OAUTH_ALLOWED_REDIRECT_HOSTS": "django_mcp.oauth",
     "OAUTH_EXTERNAL_ISSUERS": "django_mcp.oauth",
     "OAUTH_OTHER_RESOURCES": "django_mcp.oauth",
+    "TRACING_RECORD_ARGUMENTS": "django_mcp.tracing",
     "METRICS_PATH": "django_mcp.metrics",
     "METRICS_BEARER_TOKEN": "django_mcp.metrics",
     "TASK_BACKEND": "django_mcp.tasks",

@@ -7,9 +7,12 @@ something the server cannot serve is not the server's failure.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from ..conf import mcp_settings
 from ..protocol.context import RequestContext
+from ..redaction import redact, redacted_names
 
 
 #: JSON-RPC codes that "SHOULD NOT be considered errors" on the server (the conventions'
@@ -22,8 +25,11 @@ _NAMED_TARGETS = {"tools/call": "gen_ai.tool.name", "prompts/get": "gen_ai.promp
 _URI_METHODS = frozenset({"resources/read", "resources/subscribe", "resources/unsubscribe",
                           "notifications/resources/updated"})
 
-#: The longest value a client chose that is kept in an attribute.
+#: The longest value a client chose that is kept in an attribute, and the longest arguments' JSON.
 MAX_VALUE_LENGTH = 256
+MAX_ARGUMENTS_LENGTH = 1000
+#: The most prompt arguments recorded, one attribute each.
+MAX_PROMPT_VARIABLES = 32
 
 
 def _clip(value: str) -> str:
@@ -87,6 +93,27 @@ def notification_attributes(method: str, params: Any) -> dict[str, Any]:
     if method in _URI_METHODS and isinstance(params, dict) and isinstance(params.get("uri"), str):
         attributes["mcp.resource.uri"] = _clip(params["uri"])
     return attributes
+
+
+def argument_attributes(method: str, params: Any) -> dict[str, Any]:
+    """
+    What a client sent, for a span, when ``DJANGO_MCP["TRACING_RECORD_ARGUMENTS"]`` asks (opt-in
+    attributes of the conventions): a ``tools/call``'s arguments as JSON
+    (``gen_ai.tool.call.arguments``), a ``prompts/get``'s as ``gen_ai.prompt.variable.<name>``,
+    redacted as the request log redacts them. Nothing otherwise, and never for a metric.
+    """
+    if method not in _NAMED_TARGETS or not mcp_settings.TRACING_RECORD_ARGUMENTS or not isinstance(params, dict):
+        return {}
+    arguments = params.get("arguments")
+    if not isinstance(arguments, dict):
+        return {}
+    arguments = redact(arguments, redacted_names(mcp_settings.REQUEST_LOG_REDACT))
+    if method == "tools/call":
+        text = json.dumps(arguments, default=str, ensure_ascii=False)
+        return {"gen_ai.tool.call.arguments": text if len(text) <= MAX_ARGUMENTS_LENGTH
+                else text[:MAX_ARGUMENTS_LENGTH] + "…"}
+    return {f"gen_ai.prompt.variable.{_clip(str(name))}": _clip(str(value))
+            for name, value in list(arguments.items())[:MAX_PROMPT_VARIABLES]}
 
 
 def metric_attributes(attributes: dict[str, Any], known_target: bool) -> dict[str, Any]:

@@ -26,8 +26,8 @@ from ..hooks import (CallNext, ClientQuestion, Deferral, DeferredRun, Delivery, 
 from ..protocol.context import RequestContext
 from ..protocol.errors import INTERNAL_ERROR, McpError
 from . import instruments, propagation
-from .attributes import (error_attributes, metric_attributes, notification_attributes, operation_attributes,
-                         span_attributes, span_name, target_of)
+from .attributes import (argument_attributes, error_attributes, metric_attributes, notification_attributes,
+                         operation_attributes, span_attributes, span_name, target_of)
 
 
 def parentage(params: Any, ctx: RequestContext) -> tuple[context.Context | None, list[Link]]:
@@ -80,6 +80,9 @@ class TracingHook(Hook):
             _, target = target_of(operation.method, operation.params)
             span = instruments.tracer.start_span(span_name(operation.method, target), context=parent,
                                                  kind=SpanKind.SERVER, attributes=attributes, links=links)
+            recorded = argument_attributes(operation.method, operation.params)  # opt-in: the span's only
+            if recorded:
+                span.set_attributes(recorded)
             token = context.attach(trace.set_span_in_context(span, parent))
         started = time.perf_counter()
         outcome: dict[str, Any] = {}

@@ -151,9 +151,10 @@ TOPICS: list[tuple[str, str, list[str]]] = [
       "TASK_SWEEP_SECONDS"]),
     ("Views", "Interactive views beside tools' results (the feature app ``django_mcp.ui``).",
      ["APP_ONLY_TOOLS_FOR_EVERY_CLIENT", "VIEW_CSP"]),
-    ("Logs, metrics and contracts", "What the server tells its operators, and the snapshot of what it offers "
-                                    "clients.",
-     ["REQUEST_LOG_ARGUMENTS", "REQUEST_LOG_REDACT", "METRICS_PATH", "METRICS_BEARER_TOKEN", "CONTRACTS_FILE"]),
+    ("Logs, metrics, traces and contracts", "What the server tells its operators, and the snapshot of what it "
+                                            "offers clients.",
+     ["REQUEST_LOG_ARGUMENTS", "REQUEST_LOG_REDACT", "METRICS_PATH", "METRICS_BEARER_TOKEN", "TRACING_RECORD_ARGUMENTS",
+      "CONTRACTS_FILE"]),
     ("The worker process", "How each worker process tunes Python's memory management.",
      ["FREEZE_STARTUP_OBJECTS", "GC_THRESHOLD"]),
 ]

@@ -8,6 +8,7 @@ its context in ``_meta`` for what the server asks its client, and the duration h
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -246,3 +247,19 @@ def test_the_plain_view_under_wsgi_traces_as_the_channels_endpoint(spans, monkey
     span = spans.one("tools/call echo")
     assert span.kind is SpanKind.SERVER and span.attributes["jsonrpc.request.id"] == "9"
     assert format(span.context.trace_id, "032x") == PROXY_TRACE and format(span.parent.span_id, "016x") == PROXY_SPAN
+
+
+def test_what_a_client_sent_is_recorded_only_when_asked_and_redacted(spans, settings, metric_points):
+    metric_points_of = metric_points
+    client = McpClient()
+    client.call_tool("echo", text="hi")
+    assert not [key for key in spans.one("tools/call echo").attributes if "argument" in key or "variable" in key]
+    spans.clear()
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "TRACING_RECORD_ARGUMENTS": True}
+    client.request("tools/call", {"name": "echo", "arguments": {"text": "hi", "token": "s3cret"}})
+    client.get_prompt("summarize", topic="bees")
+    recorded = spans.one("tools/call echo").attributes["gen_ai.tool.call.arguments"]
+    assert json.loads(recorded) == {"text": "hi", "token": "[redacted]"}
+    assert spans.one("prompts/get summarize").attributes["gen_ai.prompt.variable.topic"] == "bees"
+    for point in metric_points_of("mcp.server.operation.duration"):
+        assert not [key for key in point.attributes if "argument" in key or "variable" in key]
