@@ -274,9 +274,9 @@ async def defer(site: Any, request: Any, method: str, target: str, key: str) -> 
 async def run_deferred(site: Any, method: str, target: str, key: str, carrier: dict[str, Any],
                        run: Callable[[], Awaitable[None]]) -> None:
     """
-    ``run`` (called with nothing), the work a request deferred — a durable task (``key``) running ``method`` on
-    ``target`` — inside the hooks around ``run_deferred`` of ``site``, which find in ``carrier``
-    what the hooks around its deferral added (:func:`defer`).
+    ``run`` (called with nothing), the work a request deferred — a durable task (``key``) running
+    ``method`` on ``target`` — inside the hooks around ``run_deferred`` of ``site``, which find in
+    ``carrier`` what the hooks around its deferral added (:func:`defer`).
     """
     chains = chains_of(site)
     if chains is None or not chains.around("run_deferred"):
