@@ -5,7 +5,8 @@ instrumented), exporting to a receiver the test runs (``otlp_receiver.py``, deco
 with ``opentelemetry-proto``); the official SDK client in this process, whose own spans go to the
 in-memory exporter and whose ``traceparent`` travels in ``params._meta``.
 
-- every transport and era: the server span is the child of the SDK client's span;
+- every transport and era, and the plain view on gunicorn and uvicorn: the server span is the
+  child of the SDK client's span;
 - the ORM's queries nest inside the MCP span; the duration metrics arrive;
 - two daphne workers on PostgreSQL and Redis: a request on A announces a change, B delivers it to
   the stream it holds, and the trace is reassembled by its id across both;
@@ -26,7 +27,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.sse import sse_client
 from opentelemetry.trace import SpanKind
 
-from tests.live import ROOT, LiveServer, server_env
+from tests.live import ROOT, GunicornServer, LiveServer, UvicornServer, server_env
 from tests.tracing.otlp_receiver import OtlpReceiver, Span
 from tests.tasks.deployment import DbWorker
 from tests.transports.sse_client import LegacySession
@@ -94,6 +95,20 @@ async def test_the_server_span_continues_the_sdk_clients_trace(server, sqlite_se
     assert served.attributes["mcp.protocol.version"] == ("2026-07-28" if transport == "2026-07-28" else "2025-11-25")
     assert ("mcp.session.id" in served.attributes) is (transport != "2026-07-28")  # stdio: the process is the session
     assert served.service == ("mcp-stdio" if transport == "stdio" else "mcp-live")
+
+
+@pytest.mark.parametrize("kind", ["gunicorn", "uvicorn"])
+async def test_the_plain_view_continues_the_sdk_clients_trace(sqlite_server_env, receiver, spans, kind):
+    """django_mcp.views.McpView on gunicorn (WSGI: the process's own event loop) and on uvicorn (Django's ASGI handler)."""
+    server_class = GunicornServer if kind == "gunicorn" else UvicornServer
+    with server_class(env=otel_env(sqlite_server_env, receiver, f"plain-{kind}")) as server:
+        async with asyncio.timeout(TIMEOUT), Client(server.mcp_url, mode="2026-07-28") as client:
+            result = await client.call_tool("echo", {"text": kind})
+        assert result.content[0].text == kind
+        sent = next(span for span in spans.named("MCP send tools/call echo") if span.kind is SpanKind.CLIENT)
+        served = receiver.wait_for(server_span_of(sent, "tools/call echo"))
+    assert served.service == f"plain-{kind}" and served.kind == "SERVER"
+    assert served.parent_span_id == format(sent.context.span_id, "016x")
 
 
 async def test_the_orms_queries_nest_inside_the_mcp_span(server, receiver, spans):
