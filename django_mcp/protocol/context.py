@@ -95,6 +95,11 @@ class RequestContext:
     #: as latin-1), for hooks that read one (a W3C ``traceparent``, a tenant's header); None on
     #: stdio and for work outside a request.
     http_headers: Mapping[bytes, str] | None = None
+    #: The HTTP client's ``(host, port)`` as the server reports it (the ASGI scope's ``client``:
+    #: behind a proxy, the real client's only where the server trusts the proxy's headers), and the
+    #: HTTP version (``"1.1"``, ``"2"``); None on stdio.
+    client_address: tuple[str, int] | None = None
+    http_version: str | None = None
 
     @classmethod
     def for_legacy(cls, session: LegacySession, message: dict[str, Any], *, user: Any, auth: Any = None,

@@ -25,6 +25,9 @@ _NAMED_TARGETS = {"tools/call": "gen_ai.tool.name", "prompts/get": "gen_ai.promp
 _URI_METHODS = frozenset({"resources/read", "resources/subscribe", "resources/unsubscribe",
                           "notifications/resources/updated"})
 
+#: Span attributes a metric never carries: per-request values (the URI is opt-in on the metric).
+_PER_REQUEST = frozenset({"mcp.resource.uri", "client.address", "client.port", "jsonrpc.request.id", "mcp.session.id"})
+
 #: The longest value a client chose that is kept in an attribute, and the longest arguments' JSON.
 MAX_VALUE_LENGTH = 256
 MAX_ARGUMENTS_LENGTH = 1000
@@ -51,12 +54,29 @@ def span_name(method: str, target: str | None) -> str:
 
 
 def transport_attributes(ctx: RequestContext | None) -> dict[str, Any]:
-    """``network.transport`` (``pipe`` for stdio, ``tcp`` for HTTP) and ``network.protocol.name``; none outside a request."""
+    """
+    ``network.transport`` (``pipe`` for stdio, ``tcp`` for HTTP), ``network.protocol.name`` and
+    ``network.protocol.version``; none outside a request.
+    """
     if ctx is None:
         return {}
     if ctx.transport == "stdio":
         return {"network.transport": "pipe"}
-    return {"network.transport": "tcp", "network.protocol.name": "http"}
+    attributes: dict[str, Any] = {"network.transport": "tcp", "network.protocol.name": "http"}
+    if ctx.http_version:
+        attributes["network.protocol.version"] = ctx.http_version
+    return attributes
+
+
+def client_attributes(ctx: RequestContext | None) -> dict[str, Any]:
+    """``client.address`` and ``client.port`` of a span (per request: never a metric's)."""
+    address = ctx.client_address if ctx is not None else None
+    if not address or not address[0]:
+        return {}
+    attributes: dict[str, Any] = {"client.address": str(address[0])}
+    if len(address) > 1 and address[1]:
+        attributes["client.port"] = int(address[1])
+    return attributes
 
 
 def operation_attributes(method: str, params: Any, ctx: RequestContext | None) -> dict[str, Any]:
@@ -77,7 +97,7 @@ def operation_attributes(method: str, params: Any, ctx: RequestContext | None) -
 
 def span_attributes(method: str, params: Any, ctx: RequestContext, request_id: Any) -> dict[str, Any]:
     """:func:`operation_attributes` plus what only a span carries: the request id and the session."""
-    attributes = operation_attributes(method, params, ctx)
+    attributes = {**operation_attributes(method, params, ctx), **client_attributes(ctx)}
     if request_id is not None:
         attributes["jsonrpc.request.id"] = _clip(str(request_id))
     session = ctx.session
@@ -122,7 +142,7 @@ def metric_attributes(attributes: dict[str, Any], known_target: bool) -> dict[st
     and a tool or prompt name only when it named one that exists (``known_target``): what a client
     names must not grow the metric's series.
     """
-    kept = {key: value for key, value in attributes.items() if key != "mcp.resource.uri"}
+    kept = {key: value for key, value in attributes.items() if key not in _PER_REQUEST}
     if not known_target:
         kept.pop("gen_ai.tool.name", None)
         kept.pop("gen_ai.prompt.name", None)

@@ -121,8 +121,6 @@ class TracingHook(Hook):
                 context.detach(token)  # type: ignore[arg-type]
             if histograms:
                 outcome.pop("mcp.session.id", None)
-                attributes.pop("jsonrpc.request.id", None)
-                attributes.pop("mcp.session.id", None)
                 if ctx.protocol_version:
                     attributes["mcp.protocol.version"] = ctx.protocol_version  # initialize's, as negotiated
                 instruments.server_operation_duration.record(
@@ -138,7 +136,9 @@ class TracingHook(Hook):
                                histograms: bool) -> dict[str, Any]:
         """``call_next(question)`` inside a client span and/or timed for the client operation metric."""
         ctx = question.request
-        attributes = span_attributes(question.method, question.params, ctx, None)
+        # The peer of this span is the server of the request it sends: no client.* attributes.
+        attributes = {key: value for key, value in span_attributes(question.method, question.params, ctx, None).items()
+                      if not key.startswith("client.")}
         span = None
         if spans:
             span = instruments.tracer.start_span(question.method, kind=SpanKind.CLIENT, attributes=attributes)
@@ -165,8 +165,8 @@ class TracingHook(Hook):
                     span.set_attributes(outcome)
                 span.end()
             if histograms:
-                attributes.pop("mcp.session.id", None)
-                instruments.client_operation_duration.record(time.perf_counter() - started, {**attributes, **outcome})
+                instruments.client_operation_duration.record(time.perf_counter() - started,
+                                                             {**metric_attributes(attributes, True), **outcome})
 
     async def publish(self, publication: Publication, call_next: CallNext) -> None:
         """

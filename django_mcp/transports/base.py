@@ -138,6 +138,9 @@ class HttpStreamConsumer(AuthenticatingMixin, ChannelMembershipMixin, Responding
         if len(headers) != len(raw_headers):
             self.note_conflicting_headers(raw_headers)
         self.headers = headers
+        # What a request's context carries of the HTTP exchange, for hooks (RequestContext).
+        self.http_facts = {"http_headers": headers, "client_address": scope.get("client"),
+                           "http_version": scope.get("http_version")}
         self.finished = _Finished()
         self._send_lock = asyncio.Lock()
         try:

@@ -176,7 +176,7 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
                 await serve_notification(self.dispatcher(), message, RequestContext(
                     era=Era.MODERN, protocol_version=version, user=self.user, auth=self.auth,
                     method=message["method"], params=message.get("params"), transport=self.transport,
-                    pushes=self.pushes, http_headers=self.headers))
+                    pushes=self.pushes, **self.http_facts))
                 await self.send_response(202)
                 return
             header_version = self.headers.get(constants.MCP_PROTOCOL_VERSION)
@@ -190,7 +190,7 @@ class McpHttpConsumer(LegacySessionMixin, ResumableStreamMixin, HttpStreamConsum
             ctx = RequestContext.for_modern(envelope, message, user=self.user, auth=self.auth,
                                             send_message=self.stream_message if pushes else None,
                                             listen=self.listen if pushes else None,
-                                            transport=self.transport, pushes=pushes, http_headers=self.headers)
+                                            transport=self.transport, pushes=pushes, **self.http_facts)
             if message["method"] == "subscriptions/listen":
                 check_listen_size(message.get("params"))
             if message["method"] == "tools/call":

@@ -82,7 +82,7 @@ class LegacySessionMixin(RequestTrackingMixin):
                 return done.result
 
             ctx = initialize_context(message, user=self.user, auth=self.auth, transport=self.transport,
-                                     pushes=self.pushes, http_headers=self.headers)
+                                     pushes=self.pushes, **self.http_facts)
             result = await serve_initialize(self.dispatcher(), message, ctx, run)
             session = opened[0]
         except LimitExceeded as exc:
@@ -201,19 +201,19 @@ class LegacySessionMixin(RequestTrackingMixin):
             await deliver_client_response(session.id, message)
             return
         ctx = RequestContext.for_legacy(session, message, user=self.user, auth=self.auth, transport=self.transport,
-                                        pushes=self.pushes, http_headers=self.headers)
+                                        pushes=self.pushes, **self.http_facts)
         await serve_notification(self.dispatcher(), message, ctx, _act_on_notification)
 
     def legacy_context(self, session: LiveSession, message: dict[str, Any]) -> RequestContext:
         if not self.pushes:
             # Answers only: no progress, log message or question to the client can reach it.
             return RequestContext.for_legacy(session, message, user=self.user, auth=self.auth,
-                                             transport=self.transport, pushes=False, http_headers=self.headers)
+                                             transport=self.transport, pushes=False, **self.http_facts)
         return RequestContext.for_legacy(session, message, user=self.user, auth=self.auth,
                                          send_message=self.stream_message,
                                          send_request=self.send_client_request,
                                          close_stream=self.close_stream if self.resumable else None,
-                                         transport=self.transport, http_headers=self.headers)
+                                         transport=self.transport, **self.http_facts)
 
     def start_request(self, session: LiveSession, message: dict[str, Any]) -> asyncio.Future[Any]:
         """Run one request of a batch; the batch's responder sends every answer together."""

@@ -232,7 +232,7 @@ class LegacySseMessagesConsumer(LegacySessionMixin, HttpStreamConsumer):
             return done.result
 
         ctx = initialize_context(message, user=self.user, auth=self.auth, transport=self.transport,
-                                 http_headers=self.headers)
+                                 **self.http_facts)
         ctx.session = session  # type: ignore[assignment]
         try:
             result = await serve_initialize(self.dispatcher(), message, ctx, run)

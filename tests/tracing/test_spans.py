@@ -57,6 +57,9 @@ def test_a_tool_call_is_a_server_span_named_and_attributed_by_the_conventions(sp
     assert span.kind is SpanKind.SERVER and span.status.status_code is StatusCode.UNSET
     attributes = dict(span.attributes or {})
     assert attributes.pop("jsonrpc.request.id").isdigit()
+    # The test client's scope, as a server reports the peer: client.address/port, the HTTP version.
+    assert attributes.pop("client.address") and attributes.pop("client.port")
+    assert attributes.pop("network.protocol.version") == "1.1"
     expected = {"mcp.method.name": "tools/call", "gen_ai.tool.name": "echo", "gen_ai.operation.name": "execute_tool",
                 "mcp.protocol.version": version, "network.transport": "tcp", "network.protocol.name": "http"}
     if version == "2026-07-28":
@@ -193,8 +196,9 @@ def test_the_operation_histogram_records_what_the_conventions_name(spans, metric
     assert count(**{"mcp.method.name": "tools/call", "gen_ai.tool.name": "echo"}) == before_ok + 1
     assert count(**{"mcp.method.name": "tools/call", "rpc.response.status_code": "-32602"}) == before_unknown + 1
     for point in metric_points("mcp.server.operation.duration"):
-        # Per-request values never become series: no ids, no session, no URI, no name a client made up.
-        assert not {"jsonrpc.request.id", "mcp.session.id", "mcp.resource.uri"} & set(point.attributes)
+        # Per-request values never become series: no ids, no session, no URI, no peer, no name a client made up.
+        assert not {"jsonrpc.request.id", "mcp.session.id", "mcp.resource.uri", "client.address",
+                    "client.port"} & set(point.attributes)
         assert point.attributes.get("gen_ai.tool.name") != "a name a client made up"
 
 
