@@ -11,7 +11,6 @@ as ``admin.py`` is.
 
 from __future__ import annotations
 
-import copy
 import weakref
 from typing import Any
 
@@ -29,7 +28,8 @@ from .primitives import Primitive
 from .prompts.base import Prompt
 from .resources.base import Resource, ResourceTemplate
 from .short_forms import ShortForms
-from .sources import KINDS, PrimitiveSource, RegisteredPrimitives
+from .site_registry import SiteRegistry, is_primitive
+from .sources import KINDS, PrimitiveSource
 from .tools.base import Tool
 
 
@@ -42,29 +42,6 @@ class AlreadyRegistered(ImproperlyConfigured):
 
 class NotRegistered(KeyError):
     """Nothing of that kind is registered."""
-
-
-class _Registry:
-    """What a site holds; copied and restored by ``autodiscover_modules`` when an ``mcp`` module fails."""
-
-    def __init__(self) -> None:
-        self.primitives = {kind: RegisteredPrimitives(kind) for kind in KINDS}
-        self.sources: dict[str, list[PrimitiveSource]] = {kind: [] for kind in KINDS}
-        self.models: dict[Any, ModelOptions] = {}
-        # What each model contributed, so unregistering it withdraws exactly that.
-        self.contributions: dict[Any, tuple[list[Primitive], list[PrimitiveSource]]] = {}
-
-    def __copy__(self) -> _Registry:
-        clone = _Registry()
-        clone.primitives = {kind: copy.copy(registered) for kind, registered in self.primitives.items()}
-        clone.sources = {kind: list(sources) for kind, sources in self.sources.items()}
-        clone.models = dict(self.models)
-        clone.contributions = dict(self.contributions)
-        return clone
-
-
-def _is_primitive(value: Any) -> bool:
-    return isinstance(value, Primitive) or (isinstance(value, type) and issubclass(value, Primitive))
 
 
 class McpSite(ShortForms, SiteBackend):
@@ -83,15 +60,15 @@ class McpSite(ShortForms, SiteBackend):
 
     def __init__(self, name: str = "default") -> None:
         self.name = name
-        self._registry = _Registry()
+        self._registry = SiteRegistry()
         _sites_by_name[name] = self
 
     @property
-    def _registry(self) -> _Registry:
+    def _registry(self) -> SiteRegistry:
         return self.__registry
 
     @_registry.setter
-    def _registry(self, value: _Registry) -> None:
+    def _registry(self, value: SiteRegistry) -> None:
         # Also reached when autodiscovery restores the registry after a failed import.
         self.__registry = value
         self.forget_capabilities()
@@ -108,10 +85,10 @@ class McpSite(ShortForms, SiteBackend):
         ``options`` build a subclass, as ``admin.site.register`` does), or primitive classes and
         instances (``site.register(SearchBooks)``).
         """
-        items = [model_or_iterable] if isinstance(model_or_iterable, ModelBase) or _is_primitive(
+        items = [model_or_iterable] if isinstance(model_or_iterable, ModelBase) or is_primitive(
             model_or_iterable) else list(model_or_iterable)
         for item in items:
-            if _is_primitive(item):
+            if is_primitive(item):
                 if options_class is not None or options:
                     raise TypeError("register() takes options only for models; set a primitive's options as "
                                     "class attributes.")
@@ -155,7 +132,7 @@ class McpSite(ShortForms, SiteBackend):
 
     def unregister(self, model_or_iterable: Any) -> None:
         """Withdraw models (and what they contributed) or primitives; ``NotRegistered`` otherwise."""
-        items = [model_or_iterable] if isinstance(model_or_iterable, ModelBase) or _is_primitive(
+        items = [model_or_iterable] if isinstance(model_or_iterable, ModelBase) or is_primitive(
             model_or_iterable) else list(model_or_iterable)
         for item in items:
             if isinstance(item, ModelBase):
