@@ -289,28 +289,27 @@ class SiteBackend:
 
     async def can_subscribe(self, uri: str, ctx: RequestContext) -> bool:
         """Whether ``uri`` is a resource this request may read: a template's row must exist and be visible."""
+        return await self.subscribable(uri, ctx) is not None
+
+    async def subscribable(self, uri: str, ctx: RequestContext) -> Primitive | None:
+        """The resource or template serving ``uri`` when this request may read it (a template's row must exist)."""
         found = await self.resolve_resource(uri, ctx)
         if found is None:
-            return False
+            return None
         resource, variables = found
         exists = getattr(resource, "exists", None)
-        return exists is None or await exists(uri, variables, handle(ctx))
+        return resource if exists is None or await exists(uri, variables, handle(ctx)) else None
 
     async def subscribe(self, uri: str, ctx: RequestContext) -> None:
         """
         A legacy ``resources/subscribe`` of ``ctx``'s session to ``uri``, through the hooks around
         subscriptions; a URI this request may not read is unknown (``InvalidParams``).
         """
-        found = await self.resolve_resource(uri, ctx)
-        if found is not None:
-            resource, variables = found
-            exists = getattr(resource, "exists", None)
-            if exists is not None and not await exists(uri, variables, handle(ctx)):
-                found = None
-        if found is None:
+        resource = await self.subscribable(uri, ctx)
+        if resource is None:
             raise InvalidParams(f"Unknown resource: {echo_text(uri)}", {"uri": echo(uri)})
         chains = self.hook_chains()
-        subscription = Subscription(self, found[0], uri, ctx)
+        subscription = Subscription(self, resource, uri, ctx)
         if chains.around("subscribe", subscription.kind):
             await chains.run(subscription)
         else:

@@ -15,9 +15,7 @@ without them installed, nothing is configured either.
 
 from __future__ import annotations
 
-import json
 import os
-import threading
 
 
 def configure_tracing() -> None:
@@ -45,28 +43,11 @@ def configure_tracing() -> None:
         metrics.set_meter_provider(MeterProvider(resource=resource, metric_readers=[
             PeriodicExportingMetricReader(OTLPMetricExporter())]))
     else:
-        provider.add_span_processor(BatchSpanProcessor(_JsonLinesExporter(traces_file)))  # type: ignore[arg-type]
+        from opentelemetry.sdk.trace.export import ConsoleSpanExporter
+
+        # The SDK's console exporter, into the file, one compact JSON line per span.
+        out = open(traces_file, "a", encoding="utf-8")  # noqa: SIM115 - open as long as the process
+        provider.add_span_processor(BatchSpanProcessor(ConsoleSpanExporter(
+            out=out, formatter=lambda span: span.to_json(indent=None) + "\n")))
     trace.set_tracer_provider(provider)
     SQLite3Instrumentor().instrument()
-
-
-class _JsonLinesExporter:
-    """Appends each span to a file as one JSON line (the SDK's console exporter pretty-prints over many)."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.lock = threading.Lock()
-
-    def export(self, spans):  # type: ignore[no-untyped-def]
-        from opentelemetry.sdk.trace.export import SpanExportResult
-
-        with self.lock, open(self.path, "a", encoding="utf-8") as out:
-            for span in spans:
-                out.write(json.dumps(json.loads(span.to_json()), separators=(",", ":")) + "\n")
-        return SpanExportResult.SUCCESS
-
-    def shutdown(self) -> None:
-        return None
-
-    def force_flush(self, timeout_millis: int = 30000) -> bool:
-        return True

@@ -8,20 +8,18 @@ nothing until the project installs an SDK's; until then the app steps aside.
 from __future__ import annotations
 
 import os
-from importlib.metadata import PackageNotFoundError, version
 
 from opentelemetry import metrics, trace
 
+from ..backend import package_version
 
-try:  # where the API keeps the meter provider once set (read directly: see tracing() below)
+
+try:  # private in the API, so looked up with care: where it keeps the meter provider once set
+    # (read directly: see tracing() below), and its stand-in until an SDK's provider is set.
     from opentelemetry.metrics import _internal as metrics_api
-except ImportError:  # pragma: no cover - a future API that moved it: always ask get_meter_provider()
-    metrics_api = None  # type: ignore[assignment]
-
-
-try:  # the API's stand-in until an SDK's provider is set; private in the API, so looked up with care
     from opentelemetry.metrics._internal import _ProxyMeterProvider as ProxyMeterProvider
-except ImportError:  # pragma: no cover - a future API that moved it
+except ImportError:  # pragma: no cover - a future API that moved them: always ask get_meter_provider()
+    metrics_api = None  # type: ignore[assignment]
     ProxyMeterProvider = metrics.NoOpMeterProvider  # type: ignore[assignment,misc]
 
 #: Seconds: the conventions' ``ExplicitBucketBoundaries`` for every MCP duration metric.
@@ -30,15 +28,8 @@ DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 3
 SCOPE = "django_mcp"
 
 
-def _version() -> str:
-    try:
-        return version("django-mcpkit")
-    except PackageNotFoundError:
-        return "0.0.0"
-
-
-tracer = trace.get_tracer(SCOPE, _version())
-meter = metrics.get_meter(SCOPE, _version())
+tracer = trace.get_tracer(SCOPE, package_version())
+meter = metrics.get_meter(SCOPE, package_version())
 
 server_operation_duration = meter.create_histogram(
     "mcp.server.operation.duration", unit="s",
