@@ -165,6 +165,10 @@ class McpSite(ShortForms, SiteBackend):
         except KeyError:
             raise NotRegistered(f"The model {model.__name__} is not registered.") from None
 
+    def model_options(self) -> list[ModelOptions]:
+        """The options instances of every registered model, in registration order."""
+        return list(self._registry.models.values())
+
     def model_options_or_none(self, model: Any) -> ModelOptions | None:
         """The options instance of ``model``, or None when it is not registered here."""
         return self._registry.models.get(model)

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "tests.conformance_app",
     "tests.testapp",
     "tests.catalogue",
+    "tests.querying",
     # DRF's token model, for django_mcp.drf.DRFAuthentication's tests (tests/drf/test_authentication.py).
     "rest_framework",
     "rest_framework.authtoken",

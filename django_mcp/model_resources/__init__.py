@@ -16,7 +16,7 @@ would with the admin, and each row becomes a resource (docs/models.md)::
 from typing import Any
 
 
-__all__ = ["ModelResource"]
+__all__ = ["ModelQueryTool", "ModelResource"]
 
 
 def __getattr__(name: str) -> Any:
@@ -26,4 +26,8 @@ def __getattr__(name: str) -> Any:
         from .options import ModelResource
 
         return ModelResource
+    if name == "ModelQueryTool":
+        from .query.tool import ModelQueryTool
+
+        return ModelQueryTool
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

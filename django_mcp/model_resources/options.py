@@ -60,7 +60,7 @@ class ModelResource(ModelOptions):
     options: ClassVar[frozenset[str]] = frozenset({
         "fields", "exclude", "serializer_class", "lookup_field", "uri_prefix", "name", "title", "description",
         "ordering", "search_fields", "filter_fields", "page_size", "permission_classes", "cache_scope", "ttl_ms",
-        "list_rows", "schema", "tools", "max_file_size", "use_admin"})
+        "list_rows", "schema", "tools", "max_file_size", "use_admin", "queryable"})
 
     #: Field names to publish, or ``"__all__"``; one of ``fields``/``exclude``/``serializer_class`` is required.
     fields: Iterable[str] | str | None = None
@@ -97,6 +97,8 @@ class ModelResource(ModelOptions):
     max_file_size: int = 10 * MiB
     #: Reuse the queryset and view permissions of the model's ``ModelAdmin`` (True: ``admin.site``'s).
     use_admin: Any = False
+    #: Whether the site's query tool (``ModelQueryTool``) may read these rows, filter and join on them.
+    queryable: bool = False
 
     def __init__(self, model: Any, site: Any) -> None:
         super().__init__(model, site)
@@ -122,6 +124,11 @@ class ModelResource(ModelOptions):
         self._permissions = self._resolve_permissions()
         self.object_permissions = [p for p in self._permissions
                                    if type(p).has_object_permission is not BasePermission.has_object_permission]
+        if self.queryable and self.object_permissions:
+            # A query filters rows in SQL; a permission that judges rows one by one cannot take part.
+            raise ImproperlyConfigured(f"{type(self).__qualname__}: a queryable resource's row-level rules belong in "
+                                       "get_queryset(); its permission classes check objects one by one "
+                                       f"({', '.join(type(p).__name__ for p in self.object_permissions)}).")
         self.file_fields = [f.name for f in opts.concrete_fields if isinstance(f, models.FileField)
                             and f.name in self.get_serializer_class()().fields]
         self.row_template = ModelRowTemplate(self)
