@@ -97,7 +97,7 @@ def example_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     migrate(env)
     loaded = subprocess.run([sys.executable, "manage.py", "mcp_demo_data"], cwd=ROOT, env=server_env(env),
                             capture_output=True, text=True, timeout=60, check=True)
-    assert "Demo data ready: 15 authors, 247 books" in loaded.stdout and "2 loans" in loaded.stdout, loaded.stdout
+    assert "Demo data ready: 15 authors, 247 books" in loaded.stdout and "5 loans" in loaded.stdout, loaded.stdout
     return env
 
 

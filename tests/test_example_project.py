@@ -43,7 +43,8 @@ async def test_example_catalogue_over_mcp(example_server: LiveServer, mode: str)
 
     async with asyncio.timeout(30), Client(example_server.mcp_url, mode=mode, elicitation_callback=confirm) as client:
         names = [tool.name for tool in (await client.list_tools()).tools]
-        assert names == ["search_books", "lend_book", "check_shelves", "audit_books", "book_list", "book_retrieve"]
+        assert names == ["query_models", "search_books", "lend_book", "check_shelves", "audit_books", "book_list",
+                         "book_retrieve"]
         found = await client.call_tool("search_books", {"query": "calvino"})
         titles = [book["title"] for book in found.structured_content["result"]]
         assert titles == ["If on a winter's night a traveler", "Invisible Cities"]
@@ -117,7 +118,8 @@ async def test_the_librarian_key_reveals_the_guarded_tool(example_server: LiveSe
     async with asyncio.timeout(30), http, Client(streamable_http_client(example_server.mcp_url, http_client=http),
                                                   mode=mode) as librarian:
         names = [tool.name for tool in (await librarian.list_tools()).tools]
-        assert names == ["search_loan", "get_loan", "search_books", "lend_book", "my_loans", "return_book",
+        assert names == ["search_loan", "get_loan", "query_models", "search_books", "lend_book", "my_loans",
+                         "return_book",
                          "check_shelves", "audit_books", "book_list", "book_retrieve", "book_put_back_on_shelf",
                          "books_by_year"]
         found = await librarian.call_tool("search_books", {"query": "kindred"})

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from django_mcp import Context, Resource, Tool, ToolError, prompt, register, tool
 from django_mcp.admin_actions import register_admin_actions
 from django_mcp.drf import register_view
-from django_mcp.model_resources import ModelResource
+from django_mcp.model_resources import ModelQueryTool, ModelResource
 from django_mcp.permissions import AllowAny, HasPermission, IsAuthenticated
 
 from .api import BookViewSet
@@ -40,12 +40,14 @@ class BookResource(ModelResource):
     fields = ["title", "author", "published", "summary", "available"]
     search_fields = ["title", "author__name"]
     permission_classes = [AllowAny]  # the catalogue is public; loans are not
+    queryable = True  # the query tool (query_models, below) may read, filter and join books
 
 
 @register(Author)
 class AuthorResource(ModelResource):
     fields = ["name", "born"]
     permission_classes = [AllowAny]
+    queryable = True
 
 
 @register(Loan)
@@ -57,10 +59,27 @@ class LoanResource(ModelResource):
     # Also as tools (search_loan, get_loan), for clients that show tools but not resources.
     tools = ["search", "get"]
     filter_fields = ["book"]
+    # Queries see loans through get_queryset below, through every relation: a reader who asks for
+    # "authors whose books were lent this month" counts only their own loans.
+    queryable = True
 
     def get_queryset(self, ctx):
         loans = super().get_queryset(ctx).select_related("book", "borrower")
         return loans if ctx.user.has_perm("library.view_loan") else loans.filter(borrower=ctx.user.pk)
+
+
+# Ad-hoc questions ----------------------------------------------------------------------------------------
+#
+# One read-only tool, query_models, answers questions no tool was written for ("loans per author since
+# October") from a JSON query: Django lookups, fields, group_by and aggregates over the queryable
+# resources above, filtered by each one's get_queryset for the user who asks, read-only, under a timeout.
+
+
+@register()
+class QueryLibrary(ModelQueryTool):
+    """Answers ad-hoc questions about books, authors and loans: read-only, only the rows the user may see."""
+
+    timeout_ms = 2000
 
 
 # Tools ---------------------------------------------------------------------------------------------------

@@ -86,7 +86,11 @@ class Compiler:
                 tree[chain[0]].add(chain[1:])
         condition = Q()
         for relation, rest in tree.items():
-            present = Q(Exists(self.related(relation).filter(self.readable(rest))))
+            further = self.readable(rest)
+            if not further and relation.field.db_constraint and not self.permitted(relation.target).query.where:
+                # Every row of the target is permitted and the database keeps the link valid: nothing to check.
+                continue
+            present = Q(Exists(self.related(relation).filter(further)))
             if relation.field.null:
                 present |= Q(**{f"{relation.field.attname}__isnull": True})
             condition &= present

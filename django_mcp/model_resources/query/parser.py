@@ -189,6 +189,8 @@ class Parser:
             relation = self.catalog.relations(current).get(head)
             if relation is None:
                 field = self.field_named(current, head, f"{where} {path!r}")
+                if field.is_relation and parts and parts[0] not in transforms_of(field):
+                    raise self.relation_problem(current, head, f"{where} {path!r}")  # borrower__username
                 break
             if not relation.to_one:
                 raise QueryError(f"{where} {path!r}: {head!r} leads to many {relation.target.get_name()} rows; "

@@ -136,7 +136,8 @@ class ModelQueryTool(Tool):
     # A call -------------------------------------------------------------------------------------
 
     async def validated_arguments(self, arguments: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
-        return {"document": arguments}  # checked by the parser, whose errors name what to change
+        """The whole document as one argument: the parser checks it, and its errors name what to change."""
+        return {"document": arguments}
 
     async def call(self, ctx: Context, document: dict[str, Any]) -> dict[str, Any]:
         catalog = self.catalog()

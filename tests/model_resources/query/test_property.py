@@ -305,10 +305,12 @@ def test_any_document_is_answered_or_refused_cleanly(company: Any, document: Any
 
 @pytest.mark.skipif(os.environ.get("MCP_TEST_DATABASE") == "postgres", reason="already on PostgreSQL")
 def test_on_postgresql(services: Any) -> None:
-    """The same properties on PostgreSQL: this module in a child pytest with MCP_TEST_DATABASE=postgres."""
+    """The same properties and guards on PostgreSQL: this module and test_guard.py in a child pytest."""
     env = {**os.environ, "MCP_TEST_DATABASE": "postgres", "MCP_TEST_PG_TEST_NAME": f"test_query_{os.getpid()}",
            "MCP_QUERY_EXAMPLES": str(EXAMPLES)}
-    finished = subprocess.run([sys.executable, "-m", "pytest", __file__, "-p", "no:xdist", "-p", "no:cacheprovider",
+    modules = [__file__, str(Path(__file__).with_name("test_guard.py"))]
+    finished = subprocess.run([sys.executable, "-m", "pytest", *modules, "-p", "no:xdist", "-p", "no:cacheprovider",
                                "-q", "-x", "-k", "not test_on_postgresql"], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=900)
     assert finished.returncode == 0, finished.stdout[-6000:] + finished.stderr[-3000:]
+    assert "skipped" not in finished.stdout.splitlines()[-1], finished.stdout[-2000:]  # the cost test runs there

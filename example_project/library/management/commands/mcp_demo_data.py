@@ -1,11 +1,13 @@
 """Load authors, books, readers and loans so the example server has something to show."""
 
 import os
+from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from example_project.library.demo_prompts import create_demo_prompts, create_demo_query_tool
@@ -96,7 +98,17 @@ class Command(BaseCommand):
             if not Loan.objects.filter(book=book).exists():
                 Loan.objects.create(book=book, borrower=reader)
                 Book.objects.filter(pk=book.pk).update(available=False)
+        # Another reader's loans, lent over the last months: the librarian's "loans per author" counts
+        # them; the reader's own queries never see them, through any relation (query_models).
+        neighbour, _ = get_user_model().objects.get_or_create(username="neighbour")
+        neighbour.set_unusable_password()
+        neighbour.save()
+        for days, title in ((3, "The Quiet Harbour, book 2"), (35, "A Map of Salt, book 2"), (64, "The Quiet Harbour, book 3")):
+            book = Book.objects.filter(title=title).first()
+            if book is not None and not Loan.objects.filter(book=book).exists():
+                Loan.objects.create(book=book, borrower=neighbour, lent_at=timezone.now() - timedelta(days=days))
+                Book.objects.filter(pk=book.pk).update(available=False)
         create_demo_prompts()
         create_demo_query_tool()
         self.stdout.write(f"Demo data ready: {Author.objects.count()} authors, {Book.objects.count()} books "
-                          f"({created} new), {Loan.objects.count()} loans, the librarian, a reader and the admin.")
+                          f"({created} new), {Loan.objects.count()} loans, the librarian, two readers and the admin.")
