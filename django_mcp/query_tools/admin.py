@@ -11,15 +11,19 @@ import json
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.apps import apps
+from django.contrib import admin, messages
 from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ObjectDoesNotExist, PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from .fields import allowed_models
 from .models import McpQueryTool
 from .serving import site_named
-from .tools import QueryTool
+from .validation import validate_saved_query
 
 
 class McpQueryToolForm(forms.ModelForm):
@@ -63,15 +67,16 @@ class McpQueryToolAdmin(admin.ModelAdmin):
     fieldsets = (
         (None, {"fields": ("site", "name", "title", "description", "enabled")}),
         (_("Query"), {"fields": ("model", "fields", "filters", "ordering", "row_limit")}),
+        (_("Saved query"), {"fields": ("document",), "classes": ("collapse",)}),
         (_("What clients get"), {"fields": ("generated_input_schema", "generated_output_schema")}),
         (_("History"), {"fields": ("created", "updated"), "classes": ("collapse",)}),
     )
 
-    def _tool(self, obj: McpQueryTool | None) -> QueryTool | str:
+    def _tool(self, obj: McpQueryTool | None) -> Any:
         if obj is None or obj.pk is None:
             return str(_("Shown once saved."))
         try:
-            return QueryTool(obj, site_named(obj.site))
+            return obj.as_tool(site_named(obj.site))
         except Exception as error:  # noqa: BLE001
             # A saved row its model no longer fits: say why rather than break the page.
             return str(_("This row does not make a tool: %(error)s") % {"error": error})
@@ -85,3 +90,54 @@ class McpQueryToolAdmin(admin.ModelAdmin):
     def generated_output_schema(self, obj: McpQueryTool | None) -> str:
         tool = self._tool(obj)
         return tool if isinstance(tool, str) else _schema_block(tool.output_schema or {})
+
+    # Saving a call of the model query tool as a query tool ------------------------------------------
+
+    def get_urls(self) -> list[Any]:
+        info = self.opts.app_label, self.opts.model_name
+        return [path("from-call/<int:call_id>/", self.admin_site.admin_view(self.save_from_call),
+                     name="%s_%s_from_call" % info), *super().get_urls()]
+
+    def save_from_call(self, request: HttpRequest, call_id: int) -> HttpResponse:
+        """
+        The call log's "Save as a query tool" (a POST): the call's query document becomes a saved
+        query row, disabled until staff name, describe and enable it on the page this redirects to.
+        """
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        try:
+            call = apps.get_model("django_mcp_call_log", "McpToolCall").objects.get(pk=call_id)
+        except (LookupError, ObjectDoesNotExist):
+            raise Http404("No such call") from None
+        back = reverse(f"{self.admin_site.name}:django_mcp_call_log_mcptoolcall_change", args=[call.pk])
+        site = site_named(call.site)
+        tool = site.get_tool(call.tool) if site is not None else None
+        if not getattr(tool, "savable_as_query_tool", False) or not isinstance(call.arguments, dict):
+            messages.error(request, _("Only a call of the model query tool can be saved as a query tool."))
+            return HttpResponseRedirect(back)
+        row = McpQueryTool(site=call.site, name=self.free_name(call), document=call.arguments, enabled=False, fields=[],
+                           description=_("Saved from the call log: call %(id)s by %(user)s.") % {
+                               "id": call.pk, "user": call.username or _("an anonymous client")})
+        try:
+            validate_saved_query(row, site)
+            row.full_clean()
+        except ValidationError as error:
+            messages.error(request, _("This query cannot be saved: %(problems)s") % {
+                "problems": " ".join(error.messages)})
+            return HttpResponseRedirect(back)
+        row.save()
+        self.log_addition(request, row, [{"added": {}}])
+        messages.success(request, _("Saved as the query tool %(name)s, disabled: name and describe it for the "
+                                    "model, then enable it.") % {"name": row.name})
+        return HttpResponseRedirect(reverse(f"{self.admin_site.name}:{self.opts.app_label}_{self.opts.model_name}"
+                                            "_change", args=[row.pk]))
+
+    @staticmethod
+    def free_name(call: Any) -> str:
+        name, number = f"saved_query_{call.pk}", 1
+        while McpQueryTool.objects.filter(site=call.site, name=name).exists():
+            number += 1
+            name = f"saved_query_{call.pk}_{number}"
+        return name

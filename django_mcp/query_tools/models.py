@@ -1,6 +1,7 @@
 """
 Query tools staff define in the admin (:class:`McpQueryTool`): a read-only search over one model,
-its filters, columns and order chosen from the model's fields, published as a tool without code.
+its filters, columns and order chosen from the model's fields, or a model query saved from the call
+log (``document``, served by ``saved.py``), published as a tool without code.
 The checks a row passes before it is saved are in ``validation.py``, the tool it stands for in
 ``tools.py``, and what saving and deleting it tell in ``signals.py``. The table keeps the name it
 had when the model lived in the ``django_mcp`` app.
@@ -35,7 +36,7 @@ class McpQueryTool(models.Model):
                                    help_text=_("What the tool finds, for the client's model. Blank: generated."))
     model = models.ForeignKey("contenttypes.ContentType", on_delete=models.CASCADE, related_name="+",
                               verbose_name=_("model"))
-    fields = models.JSONField(_("fields returned"), default=list, help_text=_(
+    fields = models.JSONField(_("fields returned"), default=list, blank=True, help_text=_(
         'The fields each row returns, e.g. ["id", "title", "published"].'))
     filters = models.JSONField(_("filters"), default=dict, blank=True, help_text=_(
         'Field → lookups offered as arguments, e.g. {"title": ["icontains"], "pages": ["gte", "lte"]}. Lookups: '
@@ -44,6 +45,9 @@ class McpQueryTool(models.Model):
         'Fields to order by, "-" for descending, e.g. ["-published", "title"]; the primary key breaks ties.'))
     row_limit = models.PositiveSmallIntegerField(_("rows per call"), default=25, validators=[
         MinValueValidator(1), MaxValueValidator(MAX_ROW_LIMIT)], help_text=_("At most 100."))
+    document = models.JSONField(_("saved query"), null=True, blank=True, help_text=_(
+        "A model query document (the query_models tool's argument), saved from the call log. When set, the "
+        "tool runs it as the calling user, and the fields, filters and ordering above are not used."))
     enabled = models.BooleanField(_("enabled"), default=True)
     created = models.DateTimeField(_("created"), auto_now_add=True)
     updated = models.DateTimeField(_("updated"), auto_now=True)
@@ -72,7 +76,11 @@ class McpQueryTool(models.Model):
         validate_row(self)
 
     def as_tool(self, site: Any) -> Any:
-        """The :class:`~django_mcp.query_tools.tools.QueryTool` this row stands for on ``site``."""
+        """The tool this row stands for on ``site``: a saved query, or a :class:`~django_mcp.query_tools.tools.QueryTool`."""
+        if self.document is not None:
+            from .saved import SavedQueryTool
+
+            return SavedQueryTool(self, site)
         from .tools import QueryTool
 
         return QueryTool(self, site)

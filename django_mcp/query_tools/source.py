@@ -1,7 +1,7 @@
 """
 Where a site's query tools come from (:class:`QueryToolSource`): the enabled
 :class:`~django_mcp.query_tools.models.McpQueryTool` rows of the site, each made into a
-:class:`~django_mcp.query_tools.tools.QueryTool`, listed after the tools in code.
+:class:`~django_mcp.query_tools.tools.QueryTool` (or a saved query), listed after the tools in code.
 
 Every ``tools/list`` and every call of a name no code tool has consults this source, so it must
 not query the database each time (a listing took about 3 ms more with the query). Each worker
@@ -24,7 +24,7 @@ from ..sources import PrimitiveSource
 from ..threads import in_thread
 from .models import McpQueryTool
 from .serving import remember_site
-from .tools import QueryTool
+from ..tools.base import Tool
 
 logger = logging.getLogger("django_mcp.tools")
 
@@ -33,8 +33,8 @@ logger = logging.getLogger("django_mcp.tools")
 class Snapshot:
     """The enabled query tools of a site, in primary-key order, and by name."""
 
-    tools: list[tuple[int, QueryTool]]
-    by_name: dict[str, QueryTool]
+    tools: list[tuple[int, Tool]]
+    by_name: dict[str, Tool]
 
 
 class QueryToolSource(PrimitiveSource):
@@ -45,18 +45,18 @@ class QueryToolSource(PrimitiveSource):
     def __init__(self, site: Any) -> None:
         self.site = site
         # pk → (updated, tool): a row is made into a tool once per version, on each worker.
-        self._built: dict[Any, tuple[Any, QueryTool]] = {}
+        self._built: dict[Any, tuple[Any, Tool]] = {}
         # Made once: every listing and lookup asks for the snapshot.
         self._read_in_thread = in_thread(self.read)
 
     def __repr__(self) -> str:
         return f"<QueryToolSource {self.site.name!r}>"
 
-    def tool_for(self, row: McpQueryTool) -> QueryTool | None:
+    def tool_for(self, row: McpQueryTool) -> Tool | None:
         built = self._built.get(row.pk)
         if built is None or built[0] != row.updated:
             try:
-                built = self._built[row.pk] = (row.updated, QueryTool(row, self.site))
+                built = self._built[row.pk] = (row.updated, row.as_tool(self.site))
             except Exception:
                 # A row the model no longer fits (a field removed since) must not break the listing.
                 logger.exception("The query tool %s is not served: it no longer fits its model.", row.name)

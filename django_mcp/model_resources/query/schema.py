@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from .catalog import Catalog
-from .parser import COUNT_LOOKUPS, DATE_TRANSFORMS, FUNCTIONS, LOOKUPS
+from .lookups import COUNT_LOOKUPS, DATE_TRANSFORMS, LOOKUPS
+from .parser import FUNCTIONS
 
 CONDITION = {
     "type": "object",

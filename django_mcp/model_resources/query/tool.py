@@ -91,6 +91,9 @@ class ModelQueryTool(Tool):
     #: Refuse a query PostgreSQL's ``EXPLAIN`` estimates above this cost; None: never estimate.
     max_cost: float | None = None
 
+    #: The call log's "Save as a query tool" button appears on this tool's calls (the query tools app).
+    savable_as_query_tool = True
+
     tunables = ("database", "max_rows", "default_limit", "timeout_ms", "max_result_bytes", "max_cost")
 
     def __init__(self, site: Any = None, **options: Any) -> None:
