@@ -310,3 +310,76 @@ def test_the_example_projects_contracts_snapshot_is_current(tmp_path: Any) -> No
                              capture_output=True, text=True, timeout=120)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert checked.stdout.startswith("No changes: what the sites serve matches"), checked.stdout
+
+
+# query_models: ad-hoc questions over books, authors and loans (django_mcp.model_resources.query) --------
+
+LOANS_PER_AUTHOR = {"model": "loan", "group_by": ["book__author__name"],
+                    "aggregates": {"loans": {"function": "count"}}, "order_by": ["-loans", "book__author__name"]}
+
+
+async def ask_query(server: LiveServer, key: str, mode: str, document: dict[str, Any]) -> Any:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    http = httpx2.AsyncClient(headers={"X-Api-Key": key})
+    async with asyncio.timeout(30), http, Client(streamable_http_client(server.mcp_url, http_client=http),
+                                                  mode=mode) as client:
+        return await client.call_tool("query_models", document)
+
+
+async def own_loans(server: LiveServer, key: str) -> int:
+    """How many loans a key's user sees through the loan resource's own search tool (not the query tool)."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    http = httpx2.AsyncClient(headers={"X-Api-Key": key})
+    async with asyncio.timeout(30), http, Client(streamable_http_client(server.mcp_url, http_client=http)) as client:
+        return len((await client.call_tool("search_loan", {})).structured_content["results"])
+
+
+#: The neighbour's loans (mcp_demo_data), which no other test lends or returns.
+NEIGHBOURS = {"Bram Hollow": 2, "Cora Vance": 1}
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_the_librarian_asks_loans_per_author(example_server: LiveServer, mode: str) -> None:
+    result = await ask_query(example_server, "librarian-demo-key", mode, LOANS_PER_AUTHOR)
+    assert not result.is_error, result.content[0].text
+    rows = result.structured_content["rows"]
+    counts = {row["book__author__name"]: row["loans"] for row in rows}
+    assert {name: counts.get(name) for name in NEIGHBOURS} == NEIGHBOURS
+    assert [row["loans"] for row in rows] == sorted(counts.values(), reverse=True)
+    assert sum(counts.values()) == await own_loans(example_server, "librarian-demo-key")
+    assert result.content[0].text.startswith("| book__author__name | loans |")
+
+
+async def test_a_reader_sees_only_their_own_loans_through_any_relation(example_server: LiveServer) -> None:
+    reader = "reader-demo-key"
+    mine = (await ask_query(example_server, reader, "auto", LOANS_PER_AUTHOR)).structured_content["rows"]
+    assert not {row["book__author__name"] for row in mine} & set(NEIGHBOURS)
+    assert sum(row["loans"] for row in mine) == await own_loans(example_server, reader)
+    # Authors whose books were lent, books with loans: the neighbour's are not there for the reader...
+    lent = {"model": "author", "filter": {"books__loans__isnull": False}, "fields": ["name"], "order_by": ["name"]}
+    names = [row["name"] for row in (await ask_query(example_server, reader, "auto", lent)).structured_content["rows"]]
+    assert names == sorted(row["book__author__name"] for row in mine)
+    counted = {"model": "book", "filter": {"loans__count__gt": 0}, "aggregates": {"books": {"function": "count"}}}
+    assert (await ask_query(example_server, reader, "auto", counted)).structured_content["rows"] == [
+        {"books": sum(row["loans"] for row in mine)}]
+    # ...nor do their borrowers, however the question is put.
+    borrowers = {"model": "loan", "aggregates": {"readers": {"function": "count", "field": "borrower",
+                                                             "distinct": True}}}
+    assert (await ask_query(example_server, reader, "auto", borrowers)).structured_content["rows"][0]["readers"] <= 1
+    librarian = await ask_query(example_server, "librarian-demo-key", "auto", lent)
+    assert set(NEIGHBOURS) <= {row["name"] for row in librarian.structured_content["rows"]}
+
+
+async def test_anonymous_clients_query_the_public_catalogue_only(example_server: LiveServer) -> None:
+    async with asyncio.timeout(30), Client(example_server.mcp_url, mode="2026-07-28") as client:
+        books = await client.call_tool("query_models", {"model": "book", "filter": {"author__name": "Italo Calvino"},
+                                                        "fields": ["title", "published"], "order_by": ["published"]})
+        assert [row["title"] for row in books.structured_content["rows"]] == [
+            "Invisible Cities", "If on a winter's night a traveler"]
+        refused = await client.call_tool("query_models", {"model": "author", "filter": {"books__loans__isnull": False}})
+        assert refused.is_error and refused.content[0].text == ("You may not read loan rows, so this query cannot "
+                                                                "use them.")

@@ -80,6 +80,7 @@ class Catalog:
         self.site = site
         self.resources: dict[str, Any] = {}
         self._by_model: dict[Any, Any] = {}
+        self._relations: dict[Any, dict[str, Relation]] = {}  # asked for every key of a query
         for resource in site.model_options():
             if isinstance(resource, ModelResource) and resource.queryable:
                 self.resources[resource.get_name()] = resource
@@ -105,6 +106,12 @@ class Catalog:
 
     def relations(self, resource: Any) -> dict[str, Relation]:
         """Name → relation, for the relations from ``resource`` a query may follow."""
+        known = self._relations.get(resource)
+        if known is None:
+            known = self._relations[resource] = self._find_relations(resource)
+        return known
+
+    def _find_relations(self, resource: Any) -> dict[str, Relation]:
         relations: dict[str, Relation] = {}
         exposed = exposed_fields(resource)
         for field in resource.opts.get_fields(include_hidden=False):
