@@ -142,26 +142,15 @@ class Catalog:
         return line + (f"; relations: {', '.join(links)}" if links else "")
 
 
+#: A word for the values of each kind of field, first match wins (a DateTimeField is a DateField too).
+KINDS = ((models.BooleanField, "boolean"), ((models.IntegerField, models.AutoField), "integer"),
+         ((models.FloatField, models.DecimalField), "number"), (models.DateTimeField, "datetime"),
+         (models.DateField, "date"), (models.TimeField, "time"), (models.DurationField, "duration"),
+         (models.JSONField, "json"), (models.FileField, "file"))
+
+
 def kind_of(field: Any) -> str:
     """A word for a field's values, for descriptions and error messages."""
     if field.is_relation:
         return "key"
-    if isinstance(field, models.BooleanField):
-        return "boolean"
-    if isinstance(field, (models.IntegerField, models.AutoField)):
-        return "integer"
-    if isinstance(field, (models.FloatField, models.DecimalField)):
-        return "number"
-    if isinstance(field, models.DateTimeField):
-        return "datetime"
-    if isinstance(field, models.DateField):
-        return "date"
-    if isinstance(field, models.TimeField):
-        return "time"
-    if isinstance(field, models.DurationField):
-        return "duration"
-    if isinstance(field, models.JSONField):
-        return "json"
-    if isinstance(field, models.FileField):
-        return "file"
-    return "text"
+    return next((word for classes, word in KINDS if isinstance(field, classes)), "text")
