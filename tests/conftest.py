@@ -42,7 +42,7 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
 
 
-def _tcp_open(address: tuple[str, int], timeout: float = 1.0) -> bool:
+def tcp_open(address: tuple[str, int], timeout: float = 1.0) -> bool:
     try:
         with socket.create_connection(address, timeout=timeout):
             return True
@@ -53,9 +53,9 @@ def _tcp_open(address: tuple[str, int], timeout: float = 1.0) -> bool:
 def missing_services() -> list[str]:
     """Names of the services (PostgreSQL, Redis) that do not accept TCP connections."""
     missing = []
-    if not _tcp_open(POSTGRES):
+    if not tcp_open(POSTGRES):
         missing.append("PostgreSQL on 127.0.0.1:5432")
-    if not _tcp_open(REDIS):
+    if not tcp_open(REDIS):
         missing.append("Redis on 127.0.0.1:6379")
     return missing
 

@@ -6,7 +6,9 @@ tests (SQLite, in-memory channel layer, no service needed) and the multi-worker 
 several daphne processes on PostgreSQL with ``channels_redis``:
 
 - ``MCP_TEST_DATABASE``: ``postgres`` to use PostgreSQL on 127.0.0.1:5432 (database from
-  ``MCP_TEST_PG_NAME``, default ``test``); anything else means SQLite at ``MCP_TEST_SQLITE``.
+  ``MCP_TEST_PG_NAME``, default ``test``), ``mariadb`` to use MariaDB (or MySQL) on
+  127.0.0.1:3306 as root (the query guard's run there); anything else means SQLite at
+  ``MCP_TEST_SQLITE``.
 - ``MCP_TEST_CHANNEL_LAYER``: ``redis`` to use ``channels_redis`` on 127.0.0.1:6379 with the
   prefix ``MCP_TEST_REDIS_PREFIX``; anything else means the in-memory layer.
 - ``MCP_TEST_TASKS``: ``db`` to run MCP tasks on the task framework's database backend (a
@@ -134,6 +136,23 @@ if os.environ.get("MCP_TEST_DATABASE") == "postgres":
             "CONN_HEALTH_CHECKS": True,
         }
     }
+elif os.environ.get("MCP_TEST_DATABASE") == "mariadb":
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.mysql",
+            "NAME": os.environ.get("MCP_TEST_MARIADB_NAME", "test"),
+            "HOST": os.environ.get("MCP_TEST_MARIADB_HOST", "127.0.0.1"),
+            "PORT": os.environ.get("MCP_TEST_MARIADB_PORT", "3306"),
+            "USER": os.environ.get("MCP_TEST_MARIADB_USER", "root"),
+            "PASSWORD": os.environ.get("MCP_TEST_MARIADB_PASSWORD", ""),
+            "OPTIONS": {"charset": "utf8mb4"},
+            "TEST": {"NAME": os.environ.get("MCP_TEST_MARIADB_TEST_NAME", "test_django_mcp"),
+                     "CHARSET": "utf8mb4", "COLLATION": "utf8mb4_unicode_ci"},
+        }
+    }
+    # Django converts datetimes to another zone than UTC with CONVERT_TZ, which needs the server's
+    # time zone tables (mariadb-tzinfo-to-sql), empty on a fresh install: the run here is in UTC.
+    TIME_ZONE = "UTC"
 else:
     DATABASES = {
         "default": {

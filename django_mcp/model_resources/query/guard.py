@@ -9,7 +9,8 @@ rolled back whatever happens.
   its deadline, both undone afterwards; no transaction (a ``BEGIN IMMEDIATE`` would lock writers out).
 - MySQL and MariaDB: ``SET SESSION TRANSACTION READ ONLY`` before the transaction, and
   ``max_execution_time`` (MySQL, milliseconds) or ``max_statement_time`` (MariaDB, seconds),
-  restored afterwards.
+  restored afterwards. Inside a transaction already open only the savepoint's rollback and the
+  timeout hold: a transaction's access mode is fixed when it begins.
 
 The SQL itself is a ``SELECT`` the ORM compiled from a checked plan, so these guards are the
 second line: they hold even if a resource's ``get_queryset`` or a database function misbehaves.

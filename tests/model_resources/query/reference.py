@@ -71,6 +71,9 @@ class Reference:
                      for name, model in MODELS.items()}
         self.skill_pairs = list(Employee.skills.through.objects.values_list("employee_id", "skill_id"))
         self.sqlite = connection.vendor == "sqlite"
+        # MariaDB's and MySQL's default collations (utf8mb4_*_ci) compare text without its case: =,
+        # <, IN and LIKE alike, except contains, startswith and endswith (Django: LIKE BINARY).
+        self.caseless = connection.vendor == "mysql"
 
     # Relations -----------------------------------------------------------------------------------
 
@@ -160,6 +163,10 @@ class Reference:
         if isinstance(current, datetime.date) and not isinstance(current, datetime.datetime):
             value = [datetime.date.fromisoformat(v) if isinstance(v, str) else v for v in value] \
                 if isinstance(value, list) else value
+        if isinstance(current, str) and self.caseless and lookup not in ("contains", "startswith", "endswith"):
+            current = current.lower()
+            value = [v.lower() if isinstance(v, str) else v for v in value] if isinstance(value, list) \
+                else value.lower() if isinstance(value, str) else value
         if isinstance(current, str) and lookup in ("contains", "startswith", "endswith") and self.sqlite:
             lookup = "i" + lookup  # SQLite's LIKE ignores the case of ASCII letters (Django's documented caveat)
         if lookup == "exact":

@@ -5,8 +5,8 @@ For every document and user: either the tool refuses it with a tool error and th
 too (a hidden field, a model the user may not read), or the tool's rows are exactly the oracle's,
 computed in Python from the rows each resource's ``get_queryset`` permits. So no field outside the
 exposed ones and no row outside the permitted ones reaches an answer, through any relation. No
-document makes a protocol error. Runs on the test database (SQLite); ``test_on_postgresql`` runs
-this module again on PostgreSQL in a child pytest.
+document makes a protocol error. Runs on the test database (SQLite); ``test_on_postgresql`` and
+``test_on_mariadb`` run this module and test_guard.py again on those databases in a child pytest.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 from django_mcp.test import McpClient
+from tests.conftest import in_ci, tcp_open
 from tests.querying.sites import site
 
 from .company import make_company, make_users
@@ -303,15 +304,46 @@ def test_any_document_is_answered_or_refused_cleanly(company: Any, document: Any
     assert "internal error" not in result.text, arguments
 
 
-@pytest.mark.skipif(os.environ.get("MCP_TEST_DATABASE") == "postgres", reason="already on PostgreSQL")
-def test_on_postgresql(services: Any) -> None:
-    """The same properties and guards on PostgreSQL: this module and test_guard.py in a child pytest."""
-    env = {**os.environ, "MCP_TEST_DATABASE": "postgres", "MCP_TEST_PG_TEST_NAME": f"test_query_{os.getpid()}",
+def mariadb_missing() -> str | None:
+    """Why the MariaDB run cannot happen here, or None."""
+    try:
+        import MySQLdb  # noqa: F401
+    except ImportError:
+        return "mysqlclient is not installed (scripts/install-mysql-driver; needs the MariaDB client headers)"
+    if not tcp_open(("127.0.0.1", 3306)):
+        return "MariaDB (or MySQL) is not reachable on 127.0.0.1:3306"
+    return None
+
+
+def child_run(database: str, env: dict[str, str], *, skipped: str) -> None:
+    """This module and test_guard.py in a child pytest on ``database``; ``skipped``: its last line's count."""
+    env = {**os.environ, "MCP_TEST_DATABASE": database, **env,
            "MCP_QUERY_EXAMPLES": str(max(EXAMPLES // 2, 20))}  # the same code paths: fewer examples suffice
     modules = [__file__, str(Path(__file__).with_name("test_guard.py"))]
     finished = subprocess.run([sys.executable, "-m", "pytest", *modules, "-p", "no:xdist", "-p", "no:cacheprovider",
-                               "-q", "-x", "-k", "not test_on_postgresql"], cwd=ROOT, env=env,
+                               "-q", "-x", "-k", "not test_on_"], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=900)
     assert finished.returncode == 0, finished.stdout[-6000:] + finished.stderr[-3000:]
-    # Only the SQLite-side cost test is skipped there: the PostgreSQL one runs.
-    assert "1 skipped" in finished.stdout.splitlines()[-1], finished.stdout[-2000:]
+    # Only the other databases' tests are skipped there: the cost tests, MariaDB's variables.
+    assert skipped in finished.stdout.splitlines()[-1], finished.stdout[-2000:]
+
+
+@pytest.mark.skipif(os.environ.get("MCP_TEST_DATABASE") is not None, reason="a child run already")
+def test_on_postgresql(services: Any) -> None:
+    """The same properties and guards on PostgreSQL: this module and test_guard.py in a child pytest."""
+    child_run("postgres", {"MCP_TEST_PG_TEST_NAME": f"test_query_{os.getpid()}"}, skipped="2 skipped")
+
+
+@pytest.mark.skipif(os.environ.get("MCP_TEST_DATABASE") is not None, reason="a child run already")
+def test_on_mariadb() -> None:
+    """
+    The same properties and guards on MariaDB (Django's ``mysql`` backend, mysqlclient): read-only
+    transactions, ``max_statement_time``, and answers equal to the oracle's under its case-blind
+    collation. Skips without mysqlclient or the server, and fails so under CI=true.
+    """
+    reason = mariadb_missing()
+    if reason:
+        if in_ci():
+            pytest.fail(f"CI=true but the MariaDB run cannot happen: {reason}", pytrace=False)
+        pytest.skip(reason=reason)
+    child_run("mariadb", {"MCP_TEST_MARIADB_TEST_NAME": f"test_query_{os.getpid()}"}, skipped="1 skipped")
