@@ -42,7 +42,8 @@ RULES: dict[str, tuple[str, str]] = {
     "mcp.T001": ("error", "Rename the tool (name=...) with letters, digits, _ and - only."),
     "mcp.T002": ("warning", "Use letters, digits, _ and - only, 64 characters at most."),
     "mcp.T003": ("warning", "Shorten the tool name or SERVER_NAME; try the name users give it with --server-name."),
-    "mcp.T004": ("warning", "Merge tools, or hide some from users who do not need them (permission_classes)."),
+    "mcp.T004": ("warning", "Merge tools, hide some from users who do not need them (permission_classes), or turn on "
+                            "tool search (django_mcp.tool_search.enable_tool_search)."),
     "mcp.A001": ("warning", 'Set annotations={"readOnlyHint": True}, or "destructiveHint": False if it only adds.'),
     "mcp.A002": ("info", 'Add "destructiveHint": False if the tool only adds or updates.'),
     "mcp.D001": ("warning", "Write a docstring on the function (or on call()), or pass description=..."),
@@ -214,6 +215,9 @@ class _Linter:
         self.seen: set[tuple[Any, ...]] = set()
         self.registry: dict[str, dict[str, dict[str, Any]]] = {kind: {} for kind in KINDS}
         self.run_time: dict[Any, tuple[str, list[str]]] = {}  # source → its kind, what each audience is listed
+        # A hook around tools/list (tool search) decides what clients are listed: the tools each
+        # audience is actually listed are counted then, not those registered.
+        self.listing_hooked = False
 
     def add(self, issue: Issue, kind: str | None = None, name: str | None = None, audience: str | None = None,
             origin: str | None = None) -> None:
@@ -226,11 +230,14 @@ class _Linter:
         for found in definition_issues(kind, definition, self.server_name, self.check):
             self.add(found, kind, key_of(definition), audience, origin)
 
-    def listing(self, kind: str, definitions: list[dict[str, Any]], audience: str | None) -> None:
-        """What concerns a listing as a whole: how many tools, and titles shared."""
-        count = len(definitions)
+    def listing(self, kind: str, definitions: list[dict[str, Any]], audience: str | None,
+                shown: int | None = None) -> None:
+        """What concerns a listing as a whole: how many tools (``shown``: as tools/list gives them), and titles shared."""
+        count = len(definitions) if shown is None else shown
         # An audience listed as many tools as the registry holds adds nothing to the registry's finding.
-        if kind == "tool" and count > TOOL_COUNT_LIMIT and (audience is None or count != len(self.registry[kind])):
+        repeated = audience is not None and shown is None and count == len(self.registry[kind])
+        if kind == "tool" and count > TOOL_COUNT_LIMIT and not repeated and not (audience is None and
+                                                                                   self.listing_hooked):
             whom = "registered" if audience is None else f"listed to {audience}"
             self.add(issue("mcp.T004", f"{count} tools are {whom}, over {TOOL_COUNT_LIMIT}: Cursor passes at most "
                            f"{TOOL_COUNT_LIMIT} tools, of all servers together, to its model; models choose worse "
@@ -248,6 +255,7 @@ class _Linter:
             return None
 
     async def check_registry(self, site: Any) -> None:
+        self.listing_hooked = bool(site.hook_chains().around("list", "tool"))
         for kind in KINDS:
             context = listing_context(None, kind)
             for primitive in getattr(site, f"{kind}s"):  # site.tools, .resources, .resource_templates, .prompts
@@ -287,7 +295,8 @@ class _Linter:
                     if definition == self.registry[kind].get(primitive.key) if in_code else kind.startswith("resource"):
                         continue
                     self.definition(kind, definition, audience, primitive.origin() if in_code else repr(source))
-            self.listing(kind, listed, audience)
+            shown = await _listed_count(site, kind, context) if kind == "tool" and self.listing_hooked else None
+            self.listing(kind, listed, audience, shown)
 
     def note_run_time(self) -> None:
         for source, (kind, seen) in self.run_time.items():
@@ -321,6 +330,20 @@ async def _read(site: Any, source: Any, context: Any, limit: int | None) -> tupl
         if not more or not batch:
             return found, False
     return found[:limit], True
+
+
+async def _listed_count(site: Any, kind: str, context: Any) -> int | None:
+    """How many entries ``tools/list`` (every page, through the hooks) gives ``context``'s user; None if it fails."""
+    count, cursor = 0, None
+    try:
+        while True:
+            page = await site.listing(kind, cursor, context.request)
+            count += len(page.items)
+            cursor = page.next_cursor
+            if not cursor:
+                return count
+    except Exception:  # reported as the listing's own failure (mcp.L002) where it matters
+        return None
 
 
 async def alint_site(site: Any, server_name: str | None = None, users: Iterable[Any] | None = None) -> list[Finding]:

@@ -114,6 +114,10 @@ LIBRARY_API_KEYS = {os.environ.get("DEMO_API_KEY", "librarian-demo-key"): "libra
 # django-oauth-toolkit (discovery from the 401, dynamic registration, login, consent, PKCE).
 DEMO_OAUTH = os.environ.get("DEMO_OAUTH") == "1"
 
+# DEMO_TOOL_SEARCH=1: tools/list shows a few pinned tools plus search_tools and call_tool, and the
+# model finds the others by search (django_mcp.tool_search; library/mcp.py turns it on).
+DEMO_TOOL_SEARCH = os.environ.get("DEMO_TOOL_SEARCH") == "1"
+
 # The REST API at /api/: DRF's default classes and its token, which the demo gives the reader.
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

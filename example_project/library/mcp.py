@@ -12,6 +12,7 @@ result; the others get the same complete results.
 
 import asyncio
 
+from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 from pydantic import BaseModel, Field
@@ -21,6 +22,8 @@ from django_mcp.admin_actions import register_admin_actions
 from django_mcp.drf import register_view
 from django_mcp.model_resources import ModelQueryTool, ModelResource
 from django_mcp.permissions import AllowAny, HasPermission, IsAuthenticated
+from django_mcp.sites import site
+from django_mcp.tool_search import enable_tool_search
 
 from .api import BookViewSet
 from .models import Author, Book, Loan
@@ -287,3 +290,9 @@ def _author_names(value: str, context: dict[str, str]) -> list[str]:
 def recommend(author: str, mood: str = "curious") -> str:
     return (f"I enjoy books by {author} and I'm feeling {mood}. Using the library catalogue, "
             f"recommend three books I could borrow next and say why.")
+
+
+# DEMO_TOOL_SEARCH=1 (settings.py): a short tools/list, the rest found by search_tools; every tool,
+# the admin's rows and the query tools included, stays callable by name behind its permissions.
+if settings.DEMO_TOOL_SEARCH:
+    enable_tool_search(site, pinned=["search_books", "lend_book", "query_models"])
