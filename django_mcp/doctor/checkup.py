@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .cimd import check_client_id_document
 from .cors import check_cors
 from .endpoint import check_https, check_origins, probe
 from .findings import Finding
@@ -21,6 +22,7 @@ def diagnose(visit: Visit) -> list[Finding]:
     findings += check_origins(visit)
     findings += check_resource_metadata(visit)
     findings += check_server_metadata(visit)
+    findings += check_client_id_document(visit)
     findings += check_registration(visit)
     findings += check_cors(visit)
     findings.append(check_token(visit))

@@ -47,6 +47,8 @@ class Visit:
     register: bool = True
     progress_tool: str | None = None
     progress_arguments: dict[str, Any] = field(default_factory=dict)
+    #: A client ID metadata document URL (``--client-id-url``) to read and have the server fetch.
+    client_id_url: str | None = None
     #: The endpoint answered the anonymous probe with 401 (None: the probe got no usable answer).
     requires_auth: bool | None = None
     challenge: dict[str, str] = field(default_factory=dict)
