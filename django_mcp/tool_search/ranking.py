@@ -5,7 +5,7 @@ word that few tools carry counts more than one that many do, and a long descript
 by length alone.
 
 Words are matched after the same normalisation on both sides: ``send_email``, ``sendEmail`` and
-"send e-mails" all give ``send``, ``email``; a light suffix stemming (plurals, -ing, -ed) lets
+"send emails" all give ``send``, ``email``; a light suffix stemming (plurals, -ing, -ed) lets
 "lending" find ``lend_book``. No language model and no index on disk: a catalogue of a few hundred
 tools is ranked in milliseconds, per request, over exactly the tools that request may see.
 """
@@ -131,4 +131,3 @@ def rank(query: str, definitions: Sequence[dict[str, Any]], limit: int) -> tuple
             matches.append(Match(score, definition))
     matches.sort(key=lambda match: (-match.score, str(match.definition.get("name", ""))))
     return matches[:limit], len(matches)
-
