@@ -42,7 +42,10 @@ SETTINGS_MODULE = "mysite.settings"
 APP = "mysite.asgi:application"
 
 # Not part of what a clone of the repository has: virtualenvs, caches, build output, npm trees.
-_SKIP_AT_ROOT = {".git", ".tmp", ".pytest_cache", "build", "dist", ".mypy_cache", ".ruff_cache"}
+# .hypothesis: Hypothesis's example database, written while other tests run (copying it raced
+# with their temporary files); .import_linter_cache: lint-imports' cache. A clone has neither.
+_SKIP_AT_ROOT = {".git", ".tmp", ".pytest_cache", "build", "dist", ".mypy_cache", ".ruff_cache", ".hypothesis",
+                 ".import_linter_cache"}
 _SKIP_ANYWHERE = {"__pycache__", "node_modules"}
 
 
