@@ -10,6 +10,7 @@ from datetime import timedelta
 from io import StringIO
 
 import pytest
+from django.contrib.admin.utils import quote
 from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.urls import reverse
@@ -46,7 +47,8 @@ def test_the_changelist_shows_tool_user_status_and_duration(admin_client):
 
 def test_a_task_page_is_read_only(admin_client):
     task = make(result={"content": [{"type": "text", "text": "the answer"}]}, status=McpTask.COMPLETED)
-    page = admin_client.get(reverse("admin:django_mcp_tasks_mcptask_change", args=[task.pk]))
+    # quote(), as the admin's links do: a task id is URL-safe base64, whose "_" the admin unquotes ("_2F" is "/").
+    page = admin_client.get(reverse("admin:django_mcp_tasks_mcptask_change", args=[quote(task.pk)]))
     assert page.status_code == 200
     assert "the answer" in page.content.decode()
     assert 'name="_save"' not in page.content.decode()

@@ -9,6 +9,7 @@ import sys
 
 import _setup  # noqa: F401  (Django set up with the project's settings)
 from django.contrib import admin
+from django.contrib.admin.utils import quote
 from django.contrib.auth import get_user_model
 from django.test import RequestFactory
 from django.urls import reverse
@@ -33,6 +34,7 @@ for model, model_admin in admin.site._registry.items():
         "changelist": reverse(f"{prefix}_changelist"),
         "add": reverse(f"{prefix}_add"),
         "add_allowed": model_admin.has_add_permission(request),
-        "change": reverse(f"{prefix}_change", args=[row.pk]) if row is not None else None,
+        # quote(): as the admin's own links do; a string pk may hold "_2F"-like runs it would unquote.
+        "change": reverse(f"{prefix}_change", args=[quote(row.pk)]) if row is not None else None,
     })
 print(json.dumps(sorted(pages, key=lambda page: page["model"])))
