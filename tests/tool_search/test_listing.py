@@ -96,3 +96,16 @@ def test_the_lint_counts_what_each_audience_is_listed_and_points_to_tool_search(
     assert registered.message.startswith("500 tools are registered") and "tool search" in registered.hint
     assert anonymous.message.startswith("460 tools are listed to anonymous")
     assert not [finding for finding in lint_site(search_site) if finding.id == "mcp.T004"]
+
+
+def test_mcp_list_says_the_unlisted_tools_may_be_found_by_search() -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("mcp_list", "--site", "tests.tool_search.sites.search_site", stdout=out)
+    text = out.getvalue()
+    assert "\nTools (3)\n" in text
+    assert "Not listed to an anonymous user: found through tool search, or hidden by a permission" in text
+    assert "archive_vehicle" in text and "Not offered" not in text

@@ -63,7 +63,10 @@ class Command(BaseCommand):
         finally:
             client.close()
         names = {tool["name"] for tool in tools}
-        hidden = sorted(tool.name for tool in resolve_site(options["site"]).tools if tool.name not in names)
+        site = resolve_site(options["site"])
+        hidden = sorted(tool.name for tool in site.tools if tool.name not in names)
+        # A hook around tools/list (tool search) lists fewer tools than the user may call.
+        searched = bool(site.hook_chains().around("list", "tool"))
         if options["format"] == "json":
             self.stdout.write(json.dumps({**{key: list(value) for key, value in listed.items()},
                                           "notListed": hidden}, indent=2))
@@ -72,7 +75,10 @@ class Command(BaseCommand):
         self.stdout.write(f"What {who} is offered ({client.protocol_version}):")
         self.everything = options["all"]
         self.section("Tools", [(tool["name"], hints(tool), first_line(tool.get("description"))) for tool in tools])
-        if hidden:
+        if hidden and searched:
+            self.stdout.write(f"  Not listed to {who}: found through tool search, or hidden by a permission, a scope or "
+                              "the tool admin's switch: " + ", ".join(hidden))
+        elif hidden:
             self.stdout.write(f"  Not offered to {who} (a permission, a scope, or switched off in the tool admin): "
                               + ", ".join(hidden))
         self.section("Resources", [(item["uri"], item.get("mimeType", ""), item.get("name", ""))
