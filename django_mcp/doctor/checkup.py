@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from .card import check_server_card
 from .cimd import check_client_id_document
 from .cors import check_cors
 from .endpoint import check_https, check_origins, probe
 from .findings import Finding
 from .metadata import check_resource_metadata, check_server_metadata
 from .registration import check_registration
+from .sse import check_sse
 from .transport import check_legacy, check_modern, check_streaming, check_token
 from .visit import Visit
 
@@ -28,5 +30,8 @@ def diagnose(visit: Visit) -> list[Finding]:
     findings.append(check_token(visit))
     findings.append(check_legacy(visit))
     findings.append(check_modern(visit))
+    # After the handshakes, the extras: the optional card, whose sse remote the 2024-11-05 transport's check uses.
+    findings.append(check_server_card(visit))
+    findings.append(check_sse(visit))
     findings.append(check_streaming(visit))
     return findings

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import ssl
 import time
 from collections.abc import Iterator, Mapping
@@ -24,6 +25,11 @@ MAX_BODY = 1024 * 1024
 
 class HttpError(Exception):
     """The request got no HTTP answer at all: refused, timed out, TLS failed, or the name did not resolve."""
+
+    def __init__(self, message: str, *, timed_out: bool = False) -> None:
+        super().__init__(message)
+        #: Connected, but no answer came in time (a stream held back by a buffering proxy looks so).
+        self.timed_out = timed_out
 
 
 @dataclass
@@ -76,6 +82,13 @@ def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, s
 
 def _send(method: str, url: str, headers: Mapping[str, str] | None, body: Any,
           timeout: float) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+    connection, answer, _ = _send_on_socket(method, url, headers, body, timeout)
+    return connection, answer
+
+
+def _send_on_socket(method: str, url: str, headers: Mapping[str, str] | None, body: Any, timeout: float
+                    ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse, socket.socket | None]:
+    """:func:`_send`, and the socket: an answer without a length takes it over from the connection."""
     connection, path = _connection(url, timeout)
     all_headers = {"User-Agent": USER_AGENT, **(headers or {})}
     data: bytes | None
@@ -88,13 +101,14 @@ def _send(method: str, url: str, headers: Mapping[str, str] | None, body: Any,
         all_headers.setdefault("Content-Type", "application/json")
     try:
         connection.request(method, path, body=data, headers=all_headers)
-        return connection, connection.getresponse()
+        sock = connection.sock
+        return connection, connection.getresponse(), sock
     except ssl.SSLError as error:
         connection.close()
         raise HttpError(f"TLS failed: {error.reason or error}") from None
     except TimeoutError:
         connection.close()
-        raise HttpError(f"no answer within {timeout:g} s") from None
+        raise HttpError(f"no answer within {timeout:g} s", timed_out=True) from None
     except OSError as error:
         connection.close()
         raise HttpError(str(error) or error.__class__.__name__) from None
@@ -159,6 +173,74 @@ def exchange(url: str, *, headers: Mapping[str, str], body: Any, timeout: float 
         connection.close()
     response.elapsed = time.monotonic() - started
     return response
+
+
+class Stream:
+    """
+    An open ``text/event-stream`` answer to a GET, read event by event against a deadline (a
+    stream may stay open for good, and a proxy that buffers sends nothing): the 2024-11-05
+    HTTP+SSE transport, whose stream carries the events that matter.
+    """
+
+    def __init__(self, url: str, connection: http.client.HTTPConnection, answer: http.client.HTTPResponse,
+                 sock: socket.socket | None, started: float) -> None:
+        self.response = Response(url, answer.status, answer.reason, answer.getheaders())
+        self.connection, self.answer, self.sock, self.started = connection, answer, sock, started
+        self.data: list[str] = []
+        self.name = ""
+
+    def next_event(self, deadline: float) -> tuple[str, str] | None:
+        """
+        The next event's type (``message`` when it names none) and data, or None when the stream
+        ends, breaks off or ``deadline`` (``time.monotonic()``) passes first. Fields as the HTML
+        Living Standard parses them ("Server-sent events", interpreting an event stream): comments
+        (keep-alives) skipped, an event without data not dispatched.
+        """
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or self.sock is None:
+                return None
+            # The socket's timeout bounds each read; shortening it to what is left bounds them all.
+            self.sock.settimeout(remaining)
+            try:
+                raw = self.answer.readline(MAX_BODY)
+            except (OSError, http.client.HTTPException):
+                return None  # a timeout leaves the socket unusable: the stream is done either way
+            if not raw:
+                return None
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            field, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if not line:
+                if self.data:
+                    event = (self.name or "message", "\n".join(self.data))
+                    self.data, self.name = [], ""
+                    return event
+                self.name = ""
+            elif field == "event":
+                self.name = value
+            elif field == "data":
+                self.data.append(value)
+
+    def close(self) -> None:
+        """Close the connection: for the 2024-11-05 transport this also ends the session."""
+        self.answer.close()
+        self.connection.close()
+        if self.sock is not None:
+            self.sock.close()
+
+
+def open_stream(url: str, *, headers: Mapping[str, str], timeout: float = 10.0) -> Stream:
+    """GET ``url`` and keep the answer open: read an event stream with :meth:`Stream.next_event`, then close it."""
+    started = time.monotonic()
+    connection, answer, sock = _send_on_socket("GET", url, headers, None, timeout)
+    stream = Stream(url, connection, answer, sock, started)
+    if stream.response.content_type != "text/event-stream":
+        try:
+            stream.response.body = answer.read(MAX_BODY)
+        except (OSError, http.client.HTTPException):
+            pass  # the status says enough
+    return stream
 
 
 def origin_of(url: str) -> str:

@@ -49,6 +49,8 @@ class Visit:
     progress_arguments: dict[str, Any] = field(default_factory=dict)
     #: A client ID metadata document URL (``--client-id-url``) to read and have the server fetch.
     client_id_url: str | None = None
+    #: The 2024-11-05 HTTP+SSE stream's URL (``--sse-url``); without it, the Server Card's ``sse`` remote.
+    sse_url: str | None = None
     #: The endpoint answered the anonymous probe with 401 (None: the probe got no usable answer).
     requires_auth: bool | None = None
     challenge: dict[str, str] = field(default_factory=dict)
@@ -56,6 +58,8 @@ class Visit:
     server_metadata: dict[str, Any] | None = None
     #: The tools/list of the legacy handshake, so the progress check knows whether its tool exists.
     tool_names: list[str] | None = None
+    #: The Server Card, when one was served (SEP-2127 draft), for its ``sse`` remote.
+    server_card: dict[str, Any] | None = None
     next_id: int = 0
 
     @property

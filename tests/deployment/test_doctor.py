@@ -70,7 +70,10 @@ def test_the_fleet_passes_every_check(fleet: Fleet, token: str) -> None:
     assert code == 0, output
     # Not checked: the fetch of a client ID metadata document (no --client-id-url: the fleet's
     # workers reach no public HTTPS document here; tests/doctor/test_cimd.py checks it).
-    assert output.rstrip().endswith("20 ok, 0 warning(s), 0 failed, 1 not checked"), output
+    # The Server Card names both transports, so the 2024-11-05 one is checked too, through nginx and
+    # across the workers (a POST may reach the worker that does not hold the stream).
+    assert output.rstrip().endswith("22 ok, 0 warning(s), 0 failed, 1 not checked"), output
+    assert "ok    sse             HTTP+SSE transport" in output
     assert f"resource_metadata={fleet.public_url}/.well-known/oauth-protected-resource/mcp" in output
 
 

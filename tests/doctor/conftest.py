@@ -64,6 +64,12 @@ def no_metadata_server(doctor_env: Mapping[str, str]) -> Iterator[LiveServer]:
         yield server
 
 
+@pytest.fixture(scope="session")
+def no_card_server(doctor_env: Mapping[str, str]) -> Iterator[LiveServer]:
+    with faulty_server(doctor_env, "no_card") as server:
+        yield server
+
+
 def doctor(*args: str) -> tuple[str, int]:
     """Run ``manage.py mcp_doctor ARGS`` here; its output and exit code."""
     out = io.StringIO()

@@ -13,7 +13,7 @@ from .conftest import INSPECTOR, PROGRESS, by_check, doctor
 
 
 PROGRESS_ARGUMENTS = {"steps": 5, "delay": 0.2}
-NEED_A_TOKEN = {"token", "legacy", "modern", "sse-buffering"}
+NEED_A_TOKEN = {"token", "legacy", "modern", "sse", "sse-buffering"}
 
 
 def test_a_protected_server_passes_every_check_it_can_without_a_token(protected_server: LiveServer) -> None:
@@ -31,10 +31,13 @@ def test_a_protected_server_passes_every_check_it_can_without_a_token(protected_
 def test_with_a_token_every_check_passes_in_both_eras(protected_server: LiveServer, token: str) -> None:
     output, code = doctor(protected_server.mcp_url, "--token", token, "--origin", INSPECTOR, *PROGRESS)
     assert code == 0, output
-    assert output.rstrip().endswith("20 ok, 0 warning(s), 0 failed, 1 not checked"), output
+    assert output.rstrip().endswith("22 ok, 0 warning(s), 0 failed, 1 not checked"), output
     assert "ok    legacy          Legacy handshake (2025-11-25: initialize and a session)" in output
     assert "ok    modern          Modern handshake (2026-07-28: server/discover)" in output
     assert "ok    token           The token opens the endpoint" in output
+    # The Server Card names the 2024-11-05 stream, which the token opens too.
+    assert "ok    server-card     Server Card (SEP-2127 draft)" in output
+    assert "ok    sse             HTTP+SSE transport (2024-11-05: an endpoint event, initialize answered" in output
 
 
 def test_a_refused_token_is_named(protected_server: LiveServer) -> None:
@@ -57,7 +60,7 @@ def test_json_output(protected_server: LiveServer) -> None:
     output, code = doctor(protected_server.mcp_url, "--json", "--no-register")
     report = json.loads(output)
     assert code == 0 and report["ok"] is True and report["url"] == protected_server.mcp_url
-    assert report["summary"] == {OK: 11, SKIP: 7}
+    assert report["summary"] == {OK: 12, SKIP: 8}
     dcr = next(finding for finding in report["findings"] if finding["check"] == "dcr")
     assert dcr["status"] == SKIP and "--no-register" in dcr["seen"]
     assert not [finding for finding in report["findings"] if finding["status"] in (WARN, FAIL)]

@@ -15,7 +15,7 @@ class Command(BaseCommand):
             "connect to it: HTTPS and redirects, Host and Origin, the 401 challenge, the protected-resource and "
             "authorization-server metadata, PKCE, client ID metadata documents (with --client-id-url, fetched by the "
             "doctor and by the server), registration (a throwaway client, deleted afterwards), CORS, "
-            "both eras' handshakes, unbuffered event streams and, with --token, an authenticated call. Prints what "
+            "both eras' handshakes, the Server Card, the 2024-11-05 HTTP+SSE transport, unbuffered event streams and, with --token, an authenticated call. Prints what "
             "a client would see and the fix for each failure; exits with 1 when a check fails.")
     # The project's own configuration plays no part: the doctor judges the deployment by its answers.
     requires_system_checks: list[str] = []
@@ -33,6 +33,8 @@ class Command(BaseCommand):
         parser.add_argument("--client-id-url", help="A client ID metadata document URL, e.g. the one your MCP client "
                                                     "publishes: the doctor reads it, then asks the authorization "
                                                     "server to fetch and accept it.")
+        parser.add_argument("--sse-url", help="The 2024-11-05 HTTP+SSE transport's stream URL (e.g. "
+                                              "https://mcp.example.com/sse), when no Server Card names it.")
         parser.add_argument("--timeout", type=float, default=10.0, help="Seconds to wait for each answer (default 10).")
         parser.add_argument("--no-register", action="store_true",
                             help="Do not try dynamic client registration (no throwaway client is created).")
@@ -55,7 +57,8 @@ class Command(BaseCommand):
             raise CommandError(f"{url!r} is not an http:// or https:// URL.")
         visit = Visit(url, token=options["token"], origin=options["origin"], timeout=options["timeout"],
                       register=not options["no_register"], progress_tool=options["progress_tool"],
-                      progress_arguments=arguments, client_id_url=options["client_id_url"])
+                      progress_arguments=arguments, client_id_url=options["client_id_url"],
+                      sse_url=options["sse_url"])
         findings = diagnose(visit)
         self.stdout.write(as_json(url, findings) if options["json"] else as_text(url, findings))
         failures = [finding for finding in findings if finding.status == FAIL]
