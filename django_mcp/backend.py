@@ -225,6 +225,10 @@ class SiteBackend:
             raise InvalidParams("Invalid cursor", {"cursor": echo(cursor)})
         return payload[1], payload[2]
 
+    def lists_through_hooks(self, kind: str) -> bool:
+        """Whether a hook around listings (tool search, say) decides what ``*/list`` of ``kind`` gives."""
+        return bool(self.hook_chains().around("list", kind))
+
     async def listing(self, kind: str, cursor: str | None, ctx: RequestContext) -> Page:
         """One page of ``kind``, through the hooks around listings (:meth:`~django_mcp.hooks.Hook.list`)."""
         chains = self.hook_chains()

@@ -255,7 +255,7 @@ class _Linter:
             return None
 
     async def check_registry(self, site: Any) -> None:
-        self.listing_hooked = bool(site.hook_chains().around("list", "tool"))
+        self.listing_hooked = site.lists_through_hooks("tool")
         for kind in KINDS:
             context = listing_context(None, kind)
             for primitive in getattr(site, f"{kind}s"):  # site.tools, .resources, .resource_templates, .prompts

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..server_card.card import CARD_SUFFIX, MEDIA_TYPE  # the draft's location and type, as served here
 from . import http
 from .endpoint import redirect_finding
 from .findings import Finding, fail, ok, skip, warn
@@ -21,10 +22,6 @@ from .http import same_resource
 from .visit import FOREIGN_ORIGIN, Visit
 
 
-#: The card's media type (docs/discovery.md, "MCP Server Cards").
-MEDIA_TYPE = "application/mcp-server-card+json"
-#: Appended to the endpoint's URL (docs/discovery.md, "Hosted Server Card Location").
-SUFFIX = "/server-card"
 #: What the doctor asks for: the card's own type first, plain JSON as the draft lets a host answer.
 ACCEPT = f"{MEDIA_TYPE}, application/json"
 TITLE = "Server Card (SEP-2127 draft)"
@@ -33,7 +30,7 @@ HOW_TO_SERVE = ('path("", include("django_mcp.server_card.urls")) in the root UR
 
 
 def card_url(visit: Visit) -> str:
-    return visit.url.rstrip("/") + SUFFIX
+    return visit.url.rstrip("/") + "/" + CARD_SUFFIX
 
 
 def remotes_of(card: dict[str, Any], kind: str) -> list[str]:

@@ -6,6 +6,7 @@ protocol", https://fetch.spec.whatwg.org/#http-cors-protocol).
 
 from __future__ import annotations
 
+from ..transports.cors import REQUEST_HEADERS, header_names
 from . import http
 from .findings import Finding, fail, ok, skip, warn
 from .metadata import RESOURCE
@@ -13,15 +14,11 @@ from .visit import Visit
 
 
 #: The request headers of an MCP POST beyond the safelisted ones (MCP spec 2025-11-25 and 2026-07-28,
-#: basic/transports), which a page must be allowed to send.
-MCP_REQUEST_HEADERS = ("authorization", "content-type", "mcp-method", "mcp-name", "mcp-protocol-version",
-                       "mcp-session-id")
+#: basic/transports), which a page must be allowed to send: what the endpoint takes, but ``Accept``
+#: (safelisted) and ``Last-Event-ID`` (a resumed GET's).
+MCP_REQUEST_HEADERS = tuple(sorted(REQUEST_HEADERS - {"accept", "last-event-id"}))
 #: Response headers a browser client must read: the session, the challenge.
 MCP_RESPONSE_HEADERS = ("mcp-session-id", "www-authenticate")
-
-
-def header_list(value: str | None) -> set[str]:
-    return {item.strip().lower() for item in (value or "").split(",") if item.strip()}
 
 
 def allows(response: http.Response, origin: str) -> bool:
@@ -54,7 +51,7 @@ def check_preflight(visit: Visit, response: http.Response, origin: str) -> Findi
                     f"HTTP {response.status}, Access-Control-Allow-Origin: "
                     f"{response.header('access-control-allow-origin') or '(none)'}: the browser blocks every request.",
                     fix, fault="CORS preflight refused")
-    allowed = header_list(response.header("access-control-allow-headers"))
+    allowed = set(header_names(response.header("access-control-allow-headers")))
     missing = [name for name in MCP_REQUEST_HEADERS if name not in allowed and "*" not in allowed]
     if missing:
         return fail("cors", f"CORS preflight from {origin}",
@@ -65,7 +62,7 @@ def check_preflight(visit: Visit, response: http.Response, origin: str) -> Findi
 
 
 def check_exposed(response: http.Response, origin: str) -> Finding:
-    exposed = header_list(response.header("access-control-expose-headers"))
+    exposed = set(header_names(response.header("access-control-expose-headers")))
     if not allows(response, origin):
         return fail("cors-response", f"Answers to {origin} carry no Access-Control-Allow-Origin",
                     f"HTTP {response.status} without it: the page cannot read the answer.",

@@ -15,14 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..conf import mcp_settings
+from ..public_urls import configured_base_url as _configured_base
 
 
 WELL_KNOWN_RESOURCE = "/.well-known/oauth-protected-resource"
-
-
-def _configured_base() -> str | None:
-    base = mcp_settings.PUBLIC_BASE_URL
-    return base.rstrip("/") if base else None
 
 
 def base_url_from_scope(scope: dict[str, Any]) -> str:
@@ -38,11 +34,6 @@ def base_url_from_scope(scope: dict[str, Any]) -> str:
         server_host, port = scope["server"][:2]
         host = f"{server_host}:{port}"
     return f"{scope.get('scheme', 'http')}://{host}"
-
-
-def base_url_from_request(request: Any) -> str:
-    """The public base URL for a Django request."""
-    return _configured_base() or f"{request.scheme}://{request.get_host()}"
 
 
 def endpoint_paths() -> dict[str, str]:

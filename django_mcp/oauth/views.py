@@ -23,8 +23,9 @@ from oauth2_provider.views import (AuthorizationView, DynamicClientRegistrationV
 
 from ..conf import mcp_settings
 from ..icons import valid_icons
+from ..public_urls import base_url_from_request
 from ..transports.cors import header_names
-from .resource import base_url_from_request, endpoint_paths
+from .resource import endpoint_paths
 
 
 class PublicMetadataCorsMixin:

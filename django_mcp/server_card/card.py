@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..conf import mcp_settings
+from ..public_urls import base_url_from_request, configured_base_url
 from ..protocol.versions import ALL_VERSIONS, LEGACY_VERSIONS
 
 
@@ -53,12 +54,7 @@ def public_base_url(request: HttpRequest | None = None) -> str | None:
     The scheme and host clients reach the server at: ``DJANGO_MCP["PUBLIC_BASE_URL"]``, else the
     request's own (fine in development only, behind no proxy), else None.
     """
-    base = mcp_settings.PUBLIC_BASE_URL
-    if base:
-        return str(base).rstrip("/")
-    if request is None:
-        return None
-    return f"{request.scheme}://{request.get_host()}"
+    return base_url_from_request(request) if request is not None else configured_base_url()
 
 
 def endpoint_url(base_url: str, path: str) -> str:

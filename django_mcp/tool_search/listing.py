@@ -51,8 +51,7 @@ class ToolSearch(Hook):
         return [self.search_tool_name, *([self.call_tool_name] if self.call_tool_name else [])]
 
     async def list(self, listing: Listing, call_next: CallNext) -> Page:
-        if listing.kind != "tool":
-            return await call_next(listing)  # type: ignore[no-any-return]
+        # Asked of tools/list only (kinds); call_next, the full listing, is what it replaces.
         if listing.cursor:
             # The short listing is one page: a cursor can only be stale (made before tool search) or forged.
             raise InvalidParams("Invalid cursor", {"cursor": echo(listing.cursor)})
@@ -76,16 +75,14 @@ class ToolSearch(Hook):
                 return definitions
 
 
-def enable_tool_search(site: Any, *, pinned: Iterable[str] = (), max_results: int = 8,
-                       search_tool_name: str = "search_tools", call_tool_name: str | None = "call_tool") -> ToolSearch:
+def enable_tool_search(site: Any, **options: Any) -> ToolSearch:
     """
-    Turn on tool search for ``site``: register the search tool (named ``search_tool_name``) and
-    the call proxy (``call_tool_name``; None leaves it out), and install the hook that shortens
-    ``tools/list`` to the ``pinned`` tools and those. ``max_results``: the matches a search
-    returns unless it asks for fewer or more (at most 50). Returns the :class:`ToolSearch`.
+    Turn on tool search for ``site``: make a :class:`ToolSearch` with ``options`` (``pinned``,
+    ``max_results``, ``search_tool_name``, ``call_tool_name``, as it documents), register its
+    search tool and call proxy (unless ``call_tool_name=None``), and install it as the hook that
+    shortens ``tools/list``. Returns the :class:`ToolSearch`.
     """
-    search = ToolSearch(site, pinned=pinned, max_results=max_results, search_tool_name=search_tool_name,
-                        call_tool_name=call_tool_name)
+    search = ToolSearch(site, **options)
     site.add(search.search_tool)
     if search.call_tool is not None:
         site.add(search.call_tool)

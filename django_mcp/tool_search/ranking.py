@@ -70,11 +70,6 @@ def field_texts(definition: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def fields_of(definition: dict[str, Any]) -> dict[str, list[str]]:
-    """The words of a ``tools/list`` entry, per field of :data:`FIELD_WEIGHTS`."""
-    return {field: words(text) for field, text in field_texts(definition).items()}
-
-
 @functools.lru_cache(maxsize=32768)
 def counted(text: str) -> tuple[Counter[str], int]:
     """

@@ -1,6 +1,6 @@
 """Ranking tool definitions (``django_mcp/tool_search/ranking.py``): words, fields, BM25 order."""
 
-from django_mcp.tool_search.ranking import fields_of, rank, stem, words
+from django_mcp.tool_search.ranking import field_texts, rank, stem, words
 
 from .catalogue import definitions
 
@@ -20,7 +20,8 @@ def test_words_split_names_as_people_write_them() -> None:
 
 
 def test_fields_come_from_every_part_of_a_definition() -> None:
-    fields = fields_of(entry("lend_book", "Lend a book to a member.", "Lend a book", member_id="Who borrows it."))
+    texts = field_texts(entry("lend_book", "Lend a book to a member.", "Lend a book", member_id="Who borrows it."))
+    fields = {field: words(text) for field, text in texts.items()}
     assert fields == {"name": ["lend", "book"], "title": ["lend", "book"], "arguments": ["member", "id"],
                       "description": ["lend", "book", "member"], "argument_text": ["borrow"]}
 

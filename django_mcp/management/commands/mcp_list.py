@@ -66,7 +66,7 @@ class Command(BaseCommand):
         site = resolve_site(options["site"])
         hidden = sorted(tool.name for tool in site.tools if tool.name not in names)
         # A hook around tools/list (tool search) lists fewer tools than the user may call.
-        searched = bool(site.hook_chains().around("list", "tool"))
+        searched = site.lists_through_hooks("tool")
         if options["format"] == "json":
             self.stdout.write(json.dumps({**{key: list(value) for key, value in listed.items()},
                                           "notListed": hidden}, indent=2))
